@@ -1,0 +1,3 @@
+from m4bench.cli import main
+
+main()

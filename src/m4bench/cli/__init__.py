@@ -1,0 +1,40 @@
+"""The ``m4bench`` command: thin typer commands over the library API.
+
+One module per command group; each defines ``app`` and is registered here.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+
+from m4bench import __version__
+from m4bench.cli import data as data_cli
+from m4bench.errors import M4BenchError
+
+app = typer.Typer(
+    name="m4bench",
+    help="Benchmark AI coding agents on clinical concept derivation (MIMIC-IV, eICU).",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(data_cli.app, name="data")
+
+
+@app.command()
+def version() -> None:
+    """Print the m4bench version."""
+    typer.echo(__version__)
+
+
+def main() -> None:
+    """Console entry point: user errors print a message and a hint, exit code 2."""
+    try:
+        app()
+    except M4BenchError as exc:
+        Console(stderr=True).print(f"[bold red]error:[/] {exc.message}", highlight=False)
+        if exc.hint:
+            Console(stderr=True).print(f"[yellow]hint:[/] {exc.hint}", highlight=False)
+        sys.exit(2)

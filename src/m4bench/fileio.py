@@ -1,0 +1,104 @@
+"""Atomic writes, content hashes and validated reads of on-disk records."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from m4bench.errors import M4BenchError
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+_CHUNK = 1 << 20
+
+
+def sha256_file(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes, read in 1 MiB chunks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@contextlib.contextmanager
+def atomic_path(target: Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``target``; rename it over ``target`` on success.
+
+    On any exception the temporary file is removed and ``target`` is untouched, so a
+    reader sees either the old file or the complete new one, never a partial write.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        _fsync_file(tmp)
+        os.replace(tmp, target)
+        _fsync_dir(target.parent)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_bytes(target: Path, data: bytes) -> None:
+    with atomic_path(target) as tmp:
+        tmp.write_bytes(data)
+
+
+def atomic_write_text(target: Path, text: str) -> None:
+    atomic_write_bytes(target, text.encode("utf-8"))
+
+
+def canonical_json(value: Any) -> str:
+    """Stable JSON text: sorted keys, two-space indent, trailing newline."""
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_model(target: Path, model: BaseModel) -> None:
+    """Write a pydantic record as canonical JSON, atomically."""
+    atomic_write_text(target, canonical_json(model.model_dump(mode="json")))
+
+
+def read_model(path: Path, model: type[ModelT]) -> ModelT:
+    """Read and validate a JSON record; errors name the file and the bad field."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise M4BenchError(f"{path}: file not found") from exc
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(document)"
+        raise M4BenchError(
+            f"{path}: invalid {model.__name__} record at '{where}': {first['msg']}",
+            hint="the file is damaged or from another m4bench version; rebuild it",
+        ) from exc
+
+
+def _fsync_file(path: Path) -> None:
+    with path.open("rb") as handle:
+        os.fsync(handle.fileno())
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

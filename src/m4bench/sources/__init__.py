@@ -1,0 +1,1 @@
+"""Source data: official schemas, synthetic generators, ingest of real data, on-disk layout."""

@@ -1,0 +1,1 @@
+"""The official schemas of the supported datasets."""
