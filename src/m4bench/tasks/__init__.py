@@ -1,0 +1,1 @@
+"""Tasks: the task card format, the catalog, and its lint rules."""
