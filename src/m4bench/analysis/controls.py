@@ -1,0 +1,210 @@
+"""Matched controls, the operational-spec follow-up and schema robustness."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from m4bench.analysis.bootstrap import task_bootstrap
+from m4bench.analysis.cells import CellTable
+from m4bench.analysis.estimands import Comparison, Estimate, summarize, task_deltas
+from m4bench.analysis.settings import AnalysisSettings
+from m4bench.analysis.tables import Table, Value
+from m4bench.analysis.taskmeta import TaskMeta
+
+
+def control_conditions(cells: CellTable, settings: AnalysisSettings) -> list[str]:
+    """Conditions other than baseline, treatment and operational spec."""
+    fixed = {settings.baseline, settings.treatment, settings.operational_spec}
+    return [condition for condition in cells.conditions() if condition not in fixed]
+
+
+def _triples(
+    cells: CellTable, control: str, settings: AnalysisSettings
+) -> dict[str, list[tuple[float, float, float]]]:
+    """task -> per-model (baseline, treatment, control) reward means, all three present."""
+    schema = settings.native_schema
+    found: dict[str, list[tuple[float, float, float]]] = {}
+    for task in cells.tasks():
+        for model in cells.models():
+            means = [
+                cells.mean((task, condition, schema, model), "reward")
+                for condition in (settings.baseline, settings.treatment, control)
+            ]
+            if all(value is not None for value in means):
+                low, high, ctrl = (float(value or 0.0) for value in means)
+                found.setdefault(task, []).append((low, high, ctrl))
+    return found
+
+
+def matched_controls_table(cells: CellTable, settings: AnalysisSettings) -> Table:
+    """Each control against baseline and treatment on the tasks where it ran."""
+    rows: list[list[Value]] = []
+    for control in control_conditions(cells, settings):
+        triples = _triples(cells, control, settings)
+        if not triples:
+            continue
+        per_task = np.array([np.mean(values, axis=0) for values in triples.values()])
+        base, targeted, ctrl = per_task.mean(axis=0)
+        vs_targeted = per_task[:, 2] - per_task[:, 1]
+        vs_base = per_task[:, 2] - per_task[:, 0]
+        t_low, t_high = task_bootstrap(vs_targeted, settings.reps, settings.seed)
+        b_low, b_high = task_bootstrap(vs_base, settings.reps, settings.seed)
+        rows.append(
+            [
+                control,
+                len(triples),
+                float(base),
+                float(targeted),
+                float(ctrl),
+                float(vs_targeted.mean()),
+                t_low,
+                t_high,
+                float(vs_base.mean()),
+                b_low,
+                b_high,
+            ]
+        )
+    return Table(
+        name="matched_controls",
+        title="Matched-context controls",
+        caption=f"Controls compared with {settings.treatment} (targeted) and "
+        f"{settings.baseline} on the tasks where each control ran, after averaging models "
+        "within task; 95% task-bootstrap intervals.",
+        columns=[
+            "Control",
+            "Tasks",
+            "Baseline",
+            "Targeted",
+            "Control",
+            "Control-targeted",
+            "C-T CI low",
+            "C-T CI high",
+            "Control-baseline",
+            "C-B CI low",
+            "C-B CI high",
+        ],
+        rows=rows,
+    )
+
+
+def operational_spec_estimates(
+    cells: CellTable, meta: dict[str, TaskMeta], settings: AnalysisSettings
+) -> list[Estimate]:
+    """Spec minus baseline and treatment minus spec, on tasks with spec runs."""
+    spec = settings.operational_spec
+    if spec not in cells.conditions():
+        return []
+    spec_tasks = {cell[0] for cell in cells.cells() if cell[1] == spec}
+    subset = {task: info for task, info in meta.items() if task in spec_tasks}
+    rows: list[Estimate] = []
+    for comparison in (
+        Comparison(settings.baseline, spec, settings.native_schema),
+        Comparison(spec, settings.treatment, settings.native_schema),
+    ):
+        deltas = [d for d in task_deltas(cells, comparison, "reward", meta) if d.task in subset]
+        if deltas:
+            rows.append(
+                summarize(
+                    deltas, comparison.name, "reward", "task-balanced", settings.reps, settings.seed
+                )
+            )
+    return rows
+
+
+def operational_spec_table(estimates: list[Estimate]) -> Table:
+    return Table(
+        name="operational_spec",
+        title="Operational-spec follow-up",
+        caption="Task-balanced after averaging models within each task; 95% task-bootstrap "
+        "intervals.",
+        columns=[
+            "Comparison",
+            "Tasks",
+            "Baseline",
+            "Treatment",
+            "Delta",
+            "CI low",
+            "CI high",
+            "Improved",
+            "Total",
+        ],
+        rows=[
+            [
+                e.comparison,
+                e.tasks,
+                e.baseline,
+                e.treatment,
+                e.delta,
+                e.ci_low,
+                e.ci_high,
+                e.improved,
+                e.total,
+            ]
+            for e in estimates
+        ],
+    )
+
+
+def schema_robustness_table(
+    cells: CellTable, meta: dict[str, TaskMeta], settings: AnalysisSettings
+) -> Table:
+    """Per model and schema: skill delta and its ratio to the native-schema delta."""
+    rows: list[list[Value]] = []
+    schemas = [settings.native_schema] + [
+        schema for schema in cells.schemas() if schema != settings.native_schema
+    ]
+    for model in cells.models():
+        by_schema = {
+            schema: {
+                d.task: d
+                for d in task_deltas(
+                    cells,
+                    Comparison(settings.baseline, settings.treatment, schema),
+                    "reward",
+                    meta,
+                    [model],
+                )
+            }
+            for schema in schemas
+        }
+        common = set.intersection(*(set(found) for found in by_schema.values()))
+        if not common:
+            continue
+        native_delta: float | None = None
+        for schema in schemas:
+            chosen = [by_schema[schema][task] for task in sorted(common)]
+            e = summarize(chosen, schema, "reward", model, settings.reps, settings.seed)
+            native_delta = e.delta if native_delta is None else native_delta
+            ratio = e.delta / native_delta if native_delta else None
+            rows.append(
+                [
+                    model,
+                    schema,
+                    e.tasks,
+                    e.baseline,
+                    e.treatment,
+                    e.delta,
+                    e.ci_low,
+                    e.ci_high,
+                    e.improved,
+                    e.total,
+                    ratio,
+                ]
+            )
+    return Table(
+        name="schema_robustness",
+        title="Skill effect across schema variants",
+        caption="Per model, on the tasks present in every schema; robustness ratio = "
+        "schema delta / native delta.",
+        columns=[
+            "Model",
+            "Schema",
+            *(["Tasks", "Baseline", "Treatment", "Delta"]),
+            "CI low",
+            "CI high",
+            "Improved",
+            "Total",
+            "Robustness ratio",
+        ],
+        rows=rows,
+    )

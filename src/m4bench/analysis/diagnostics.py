@@ -1,0 +1,168 @@
+"""Key diagnostics, strict passes, resources and campaign integrity."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from m4bench.analysis.cells import Cell, CellTable
+from m4bench.analysis.runs import RunRow
+from m4bench.analysis.settings import AnalysisSettings
+from m4bench.analysis.tables import Table, Value
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    present = [value for value in values if value is not None]
+    return float(np.mean(present)) if present else None
+
+
+def key_table(cells: CellTable, settings: AnalysisSettings) -> Table:
+    """Per condition: cell-mean key F1 / precision and summed extra keys; worst cells."""
+    conditions = (settings.baseline, settings.treatment)
+    chosen = [
+        cell
+        for cell in cells.cells()
+        if cell[1] in conditions and cell[2] == settings.native_schema
+    ]
+    rows: list[list[Value]] = []
+    for condition in conditions:
+        own = [cell for cell in chosen if cell[1] == condition]
+        rows.append(
+            [
+                condition,
+                len(own),
+                _mean([cells.mean(c, "key_f1") for c in own]),
+                _mean([cells.mean(c, "key_precision") for c in own]),
+                sum(cells.total(c, "extra_keys") for c in own),
+            ]
+        )
+    worst = sorted(chosen, key=lambda c: (-cells.total(c, "extra_keys"), c))
+    for cell in worst[: settings.worst_key_cells]:
+        rows.append(
+            [
+                f"{cell[0]} / {cell[1]} / {cell[3]}",
+                len(cells.runs(cell)),
+                cells.mean(cell, "key_f1"),
+                cells.mean(cell, "key_precision"),
+                cells.total(cell, "extra_keys"),
+            ]
+        )
+    return Table(
+        name="key_diagnostics",
+        title="Key diagnostics",
+        caption="First rows summarize the baseline and treatment cells (N = cells); the "
+        "rest are the cells with the most extra keys (N = runs). Means of cell means.",
+        columns=["Condition or cell", "N", "Key F1", "Key precision", "Extra keys"],
+        rows=rows,
+    )
+
+
+def strict_pass_table(cells: CellTable) -> Table:
+    rows: list[list[Value]] = []
+    for condition in cells.conditions():
+        for model in cells.models():
+            runs = [
+                run
+                for cell in cells.cells()
+                if cell[1] == condition and cell[3] == model
+                for run in cells.runs(cell)
+            ]
+            if runs:
+                passes = sum(run.strict_pass for run in runs)
+                rows.append([condition, model, len(runs), passes, passes / len(runs)])
+    runs = cells.all_runs()
+    passes = sum(run.strict_pass for run in runs)
+    rows.append(["all", "all", len(runs), passes, passes / len(runs) if runs else None])
+    return Table(
+        name="strict_passes",
+        title="Strict passes",
+        caption="Runs with no failed and no errored check, by condition and model.",
+        columns=["Condition", "Model", "Runs", "Strict passes", "Share"],
+        rows=rows,
+    )
+
+
+_RESOURCE_FIELDS = (
+    "elapsed_seconds",
+    "input_tokens",
+    "cached_input_tokens",
+    "output_tokens",
+    "cost_usd",
+)
+
+
+def resources_table(cells: CellTable, settings: AnalysisSettings) -> Table:
+    """Per condition: mean wall-clock, tokens and cost per run, and deltas to baseline."""
+    means: dict[str, list[float | None]] = {}
+    counts: dict[str, int] = {}
+    for condition in cells.conditions():
+        own: list[Cell] = [cell for cell in cells.cells() if cell[1] == condition]
+        runs = [run for cell in own for run in cells.runs(cell)]
+        counts[condition] = len(runs)
+        means[condition] = [_mean([_field(run, name) for run in runs]) for name in _RESOURCE_FIELDS]
+    base = means.get(settings.baseline)
+    rows: list[list[Value]] = []
+    for condition, values in means.items():
+        hours = (values[0] or 0.0) * counts[condition] / 3600 if values[0] is not None else None
+        deltas: list[Value] = [
+            _difference(value, base[i] if base else None) for i, value in enumerate(values)
+        ]
+        rows.append([condition, counts[condition], hours, *values, *deltas])
+    names = ["wall-clock s", "input tokens", "cached tokens", "output tokens", "cost USD"]
+    return Table(
+        name="resources",
+        title="Cost, tokens and wall-clock",
+        caption=f"Means per run by condition; deltas are against {settings.baseline}. "
+        "Empty cells: the runs did not record that quantity.",
+        columns=[
+            "Condition",
+            "Runs",
+            "Agent hours",
+            *(f"Mean {n}" for n in names),
+            *(f"Delta {n}" for n in names),
+        ],
+        rows=rows,
+        digits=1,
+    )
+
+
+def _difference(value: float | None, reference: float | None) -> float | None:
+    return None if value is None or reference is None else value - reference
+
+
+def _field(run: RunRow, name: str) -> float | None:
+    value = getattr(run, name)
+    return None if value is None else float(value)
+
+
+def integrity_counts(loaded: Sequence[RunRow], analysed: CellTable) -> list[tuple[str, int]]:
+    """Audit counts over every loaded run (published or not)."""
+    ids = [run.run_id for run in loaded]
+    return [
+        ("Runs loaded", len(loaded)),
+        ("Runs analysed", len(analysed.all_runs())),
+        ("Unpublishable runs excluded", len(loaded) - len(analysed.all_runs())),
+        ("Task/condition/schema/model cells", len(analysed.cells())),
+        ("Publishable flag failures", sum(not run.publishable for run in loaded)),
+        ("Isolation flag failures", sum(run.isolated is False for run in loaded)),
+        ("Filesystem canary failures", sum(run.filesystem_canary is False for run in loaded)),
+        ("Contamination lint failures", sum(run.contamination_lint is False for run in loaded)),
+        ("Nonzero agent exits", sum(run.agent_returncode not in (None, 0) for run in loaded)),
+        ("Recorded failure reasons", sum(bool(run.failure_reason) for run in loaded)),
+        ("Missing rewards", sum(run.reward is None for run in loaded)),
+        ("Duplicate run ids", len(ids) - len(set(ids))),
+        ("Strict passes", sum(run.strict_pass for run in loaded)),
+        ("Diagnostics failed", sum(bool(run.diagnostics_failed) for run in loaded)),
+    ]
+
+
+def integrity_table(counts: Sequence[tuple[str, int]]) -> Table:
+    return Table(
+        name="integrity",
+        title="Integrity checks",
+        caption="Audit counts over every loaded run; unpublishable runs are excluded from "
+        "the estimands.",
+        columns=["Audit quantity", "Count"],
+        rows=[[name, value] for name, value in counts],
+    )

@@ -1,0 +1,121 @@
+"""Read a runs CSV in the released format (one row per run) into ``RunRow`` records."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from m4bench.analysis.runs import RunRow
+from m4bench.errors import M4BenchError
+
+REQUIRED_COLUMNS: tuple[str, ...] = ("task", "condition", "model", "trial", "reward")
+
+_INT_FIELDS = (
+    "trial",
+    "agent_returncode",
+    "passed",
+    "failed",
+    "errors",
+    "total_tests",
+    "extra_keys",
+    "agent_unique_keys",
+    "truth_rows",
+    "ordered_value_columns",
+    "input_tokens",
+    "cached_input_tokens",
+    "output_tokens",
+)
+_FLOAT_FIELDS = (
+    "reward",
+    "key_f1",
+    "key_precision",
+    "key_recall",
+    "ordered_value_nmae",
+    "elapsed_seconds",
+    "cost_usd",
+)
+_BOOL_FIELDS = (
+    "publishable",
+    "isolated",
+    "filesystem_canary",
+    "contamination_lint",
+    "diagnostics_failed",
+)
+_TEXT_FIELDS = ("agent", "failure_reason")
+
+
+def _parse_int(text: str) -> int:
+    return int(float(text)) if "." in text or "e" in text.lower() else int(text)
+
+
+def _parse_bool(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("true", "1", "yes"):
+        return True
+    if lowered in ("false", "0", "no"):
+        return False
+    raise ValueError(f"not a boolean: {text!r}")
+
+
+def _convert(path: Path, line: int, field: str, text: str, parse: Callable[[str], Any]) -> Any:
+    if text.strip() == "":
+        return None
+    try:
+        return parse(text.strip())
+    except ValueError as exc:
+        raise M4BenchError(
+            f"{path}: row {line}, column '{field}': cannot read {text!r} ({exc})",
+            hint="fix or remove that row; numbers use '.' decimals, flags are True/False",
+        ) from exc
+
+
+def _row_to_run(path: Path, line: int, row: dict[str, str]) -> RunRow:
+    fields: dict[str, Any] = {}
+    parsers: list[tuple[str, Callable[[str], Any]]] = [
+        *((f, _parse_int) for f in _INT_FIELDS),
+        *((f, float) for f in _FLOAT_FIELDS),
+        *((f, _parse_bool) for f in _BOOL_FIELDS),
+    ]
+    for name, parse in parsers:
+        if name in row:
+            fields[name] = _convert(path, line, name, row[name], parse)
+    for name in _TEXT_FIELDS:
+        if row.get(name):
+            fields[name] = row[name]
+    for name in ("task", "condition", "model"):
+        if not row[name].strip():
+            raise M4BenchError(f"{path}: row {line}, column '{name}' is empty")
+        fields[name] = row[name].strip()
+    if fields.get("trial") is None:
+        raise M4BenchError(f"{path}: row {line}, column 'trial' is empty")
+    if fields.get("publishable") is None:
+        fields["publishable"] = True
+    fields["schema_name"] = (row.get("schema") or "native").strip() or "native"
+    fields["run_id"] = row.get("run_id") or (
+        f"{fields['task']}_{fields['condition']}_{fields['schema_name']}"
+        f"_{fields['model']}_t{fields['trial']}"
+    )
+    return RunRow(**fields)
+
+
+def load_runs_csv(path: Path) -> list[RunRow]:
+    """Every run of a runs CSV; errors name the file, the row and the column."""
+    try:
+        handle = path.open(newline="", encoding="utf-8")
+    except OSError as exc:
+        raise M4BenchError(f"{path}: cannot open ({exc.strerror})") from exc
+    with handle:
+        reader = csv.DictReader(handle)
+        header = reader.fieldnames or []
+        missing = [name for name in REQUIRED_COLUMNS if name not in header]
+        if missing:
+            raise M4BenchError(
+                f"{path}: missing column(s) {', '.join(missing)}",
+                hint=f"a runs CSV needs at least: {', '.join(REQUIRED_COLUMNS)}",
+            )
+        runs = [_row_to_run(path, line, row) for line, row in enumerate(reader, start=2)]
+    if not runs:
+        raise M4BenchError(f"{path}: no runs in the file")
+    return runs

@@ -1,0 +1,218 @@
+"""One analysis: from run rows to estimates and tables (no file output here)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
+from m4bench.analysis.bootstrap import within_task_interval
+from m4bench.analysis.cells import CellTable
+from m4bench.analysis.controls import (
+    control_conditions,
+    matched_controls_table,
+    operational_spec_estimates,
+    operational_spec_table,
+    schema_robustness_table,
+)
+from m4bench.analysis.diagnostics import (
+    integrity_counts,
+    integrity_table,
+    key_table,
+    resources_table,
+    strict_pass_table,
+)
+from m4bench.analysis.estimands import (
+    Comparison,
+    Estimate,
+    TaskDelta,
+    per_model_and_balanced,
+    task_deltas,
+)
+from m4bench.analysis.primary import (
+    cluster_table,
+    extremes_tables,
+    groups_table,
+    headline_estimates,
+    headline_table,
+    mode_table,
+    primary_comparison,
+    secondary_table,
+)
+from m4bench.analysis.runs import RunRow
+from m4bench.analysis.settings import AnalysisSettings
+from m4bench.analysis.tables import Table, Value
+from m4bench.analysis.taskmeta import TaskMeta, resolve_task_meta
+from m4bench.errors import M4BenchError
+
+
+class TaskInterval(BaseModel):
+    task: str
+    ci_low: float
+    ci_high: float
+
+
+class AnalysisResult(BaseModel):
+    """Everything the writers, figures and report need."""
+
+    settings: AnalysisSettings
+    source: str
+    headline: list[Estimate]
+    comparisons: list[Estimate]
+    task_deltas: list[TaskDelta]
+    task_intervals: list[TaskInterval]
+    meta: dict[str, TaskMeta]
+    integrity: list[tuple[str, int]]
+    tables: list[Table]
+    cell_rewards: dict[str, dict[str, float]]  # task -> condition -> model-averaged mean
+
+    def table(self, name: str) -> Table:
+        for table in self.tables:
+            if table.name == name:
+                return table
+        raise KeyError(name)
+
+
+def _comparisons(cells: CellTable, settings: AnalysisSettings) -> list[Comparison]:
+    found = [primary_comparison(settings)]
+    for control in control_conditions(cells, settings):
+        found.append(Comparison(settings.baseline, control, settings.native_schema))
+        found.append(Comparison(settings.treatment, control, settings.native_schema))
+    if settings.operational_spec in cells.conditions():
+        spec = settings.operational_spec
+        found.append(Comparison(settings.baseline, spec, settings.native_schema))
+        found.append(Comparison(spec, settings.treatment, settings.native_schema))
+    for schema in cells.schemas():
+        if schema != settings.native_schema:
+            found.append(Comparison(settings.baseline, settings.treatment, schema))
+    return found
+
+
+def comparison_estimates(
+    cells: CellTable, meta: dict[str, TaskMeta], settings: AnalysisSettings
+) -> list[Estimate]:
+    """Per-model and task-balanced reward estimates for every comparison the data allow."""
+    rows: list[Estimate] = []
+    for comparison in _comparisons(cells, settings):
+        deltas = task_deltas(cells, comparison, "reward", meta)
+        if deltas:
+            rows.extend(
+                per_model_and_balanced(
+                    deltas, comparison.name, "reward", settings.reps, settings.seed
+                )
+            )
+    return rows
+
+
+def _task_intervals(
+    cells: CellTable, deltas: Sequence[TaskDelta], settings: AnalysisSettings
+) -> list[TaskInterval]:
+    comparison = primary_comparison(settings)
+    schema = comparison.schema_name
+    found: list[TaskInterval] = []
+    for index, item in enumerate(deltas):
+        pairs = [
+            (
+                cells.values((item.task, comparison.baseline, schema, model), "reward"),
+                cells.values((item.task, comparison.treatment, schema, model), "reward"),
+            )
+            for model in item.pairs
+        ]
+        low, high = within_task_interval(pairs, settings.reps, settings.seed, index)
+        found.append(TaskInterval(task=item.task, ci_low=low, ci_high=high))
+    return found
+
+
+def _cell_rewards(cells: CellTable, schema: str) -> dict[str, dict[str, float]]:
+    result: dict[str, dict[str, float]] = {}
+    for task in cells.tasks():
+        for condition in cells.conditions():
+            means = [cells.mean((task, condition, schema, m), "reward") for m in cells.models()]
+            present = [value for value in means if value is not None]
+            if present:
+                result.setdefault(task, {})[condition] = sum(present) / len(present)
+    return result
+
+
+def task_table(
+    result_cells: dict[str, dict[str, float]],
+    meta: dict[str, TaskMeta],
+    deltas: Sequence[TaskDelta],
+    conditions: Sequence[str],
+) -> Table:
+    by_task = {item.task: item for item in deltas}
+    rows: list[list[Value]] = []
+    for task, levels in result_cells.items():
+        info = meta[task]
+        delta = by_task[task].delta if task in by_task else None
+        rows.append(
+            [
+                task,
+                info.family,
+                info.mode,
+                info.database,
+                info.depth,
+                *(levels.get(condition) for condition in conditions),
+                delta,
+            ]
+        )
+    return Table(
+        name="per_task",
+        title="Per-task mean reward by condition",
+        caption="Model-averaged cell means on the native schema; delta is the primary "
+        "treatment-minus-baseline difference.",
+        columns=["Task", "Family", "Mode", "Database", "Depth", *conditions, "Delta"],
+        rows=rows,
+    )
+
+
+def analyze_runs(runs: Sequence[RunRow], settings: AnalysisSettings, source: str) -> AnalysisResult:
+    """Run every estimand and build every table for a set of runs."""
+    kept = [run for run in runs if run.publishable or settings.include_unpublishable]
+    scored = [run for run in kept if run.reward is not None]
+    if not scored:
+        raise M4BenchError(
+            f"{source}: no publishable runs with a reward to analyse",
+            hint="check the runs' publishable flags, or pass --include-unpublishable",
+        )
+    cells = CellTable(scored)
+    meta = resolve_task_meta(cells.tasks())
+    primary = task_deltas(cells, primary_comparison(settings), "reward", meta)
+    if not primary:
+        raise M4BenchError(
+            f"{source}: no task has both '{settings.baseline}' and '{settings.treatment}' runs "
+            f"on the '{settings.native_schema}' schema",
+            hint="choose the compared conditions with --baseline / --treatment",
+        )
+    headline = headline_estimates(cells, meta, settings)
+    spec = operational_spec_estimates(cells, meta, settings)
+    integrity = integrity_counts(runs, cells)
+    rewards = _cell_rewards(cells, settings.native_schema)
+    tables = [
+        headline_table(headline, settings),
+        mode_table(primary, settings),
+        cluster_table(primary, settings),
+        *extremes_tables(primary, settings),
+        groups_table(primary, settings),
+        secondary_table(cells, meta, settings),
+        key_table(cells, settings),
+        matched_controls_table(cells, settings),
+        *([operational_spec_table(spec)] if spec else []),
+        schema_robustness_table(cells, meta, settings),
+        strict_pass_table(cells),
+        resources_table(cells, settings),
+        task_table(rewards, meta, primary, cells.conditions()),
+        integrity_table(integrity),
+    ]
+    return AnalysisResult(
+        settings=settings,
+        source=source,
+        headline=headline,
+        comparisons=comparison_estimates(cells, meta, settings),
+        task_deltas=primary,
+        task_intervals=_task_intervals(cells, primary, settings),
+        meta=meta,
+        integrity=integrity,
+        tables=tables,
+        cell_rewards=rewards,
+    )
