@@ -1,0 +1,275 @@
+"""The task catalog: every task folder under ``catalog/<family>/<task>/``, loaded and linked.
+
+A task bundles its card, instruction, canonical skills, optional operational spec, the
+family's reference SQL and provenance, and the concepts it depends on (read from the
+reference SQL, closed over the concept library's own dependency graph when present).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from m4bench.errors import M4BenchError
+from m4bench.tasks.card import CARD_FILE, DERIVED_SCHEMA, TaskCard, load_card
+from m4bench.tasks.reference import derived_tables_read
+from m4bench.tasks.skills import SKILL_FILE
+
+CATALOG_ROOT = Path(__file__).parent / "catalog"
+INSTRUCTION_FILE = "instruction.md"
+OPERATIONAL_SPEC_FILE = "operational-spec.md"
+PROVENANCE_FILE = "PROVENANCE.yaml"
+SKILLS_DIR = "skills"
+
+
+class ProvenanceSource(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    url: str
+    description: str
+    license: str
+
+
+class ProvenanceCreated(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    by: str
+    date: date
+
+
+class ProvenanceReview(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    by: str
+    date: date
+    scope: str
+    notes: str = ""
+
+
+class KnownDeviation(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    convention: str
+    reason: str
+
+
+class Provenance(BaseModel):
+    """A family's ``PROVENANCE.yaml``: where its rules come from and who reviewed them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    format_version: Literal[1] = 1
+    family: str
+    applies_to: list[str] = Field(min_length=1)
+    sources: list[ProvenanceSource] = Field(min_length=1)
+    references: list[str] = Field(default_factory=list)
+    created: ProvenanceCreated
+    reviews: list[ProvenanceReview] = Field(default_factory=list)
+    review_status: Literal["pending", "reviewed"]
+    known_deviations: list[KnownDeviation] = Field(default_factory=list)
+    tie_breaks: list[str] = Field(default_factory=list)
+
+
+def load_provenance(path: Path) -> Provenance:
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise M4BenchError(f"{path}: missing", hint="every family needs a PROVENANCE.yaml") from exc
+    except yaml.YAMLError as exc:
+        raise M4BenchError(f"{path}: not valid YAML: {exc}") from exc
+    try:
+        return Provenance.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field_name = ".".join(str(part) for part in first["loc"])
+        raise M4BenchError(f"{path}: field {field_name!r}: {first['msg']}") from exc
+
+
+@dataclass(frozen=True)
+class Task:
+    """One task folder, loaded."""
+
+    card: TaskCard
+    dir: Path
+    concept_graph: Mapping[str, frozenset[str]] = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.card.name
+
+    @property
+    def family(self) -> str:
+        return self.card.family
+
+    @property
+    def family_dir(self) -> Path:
+        return self.dir.parent
+
+    @property
+    def card_path(self) -> Path:
+        return self.dir / CARD_FILE
+
+    @property
+    def instruction_path(self) -> Path:
+        return self.dir / INSTRUCTION_FILE
+
+    @property
+    def operational_spec_path(self) -> Path:
+        return self.dir / OPERATIONAL_SPEC_FILE
+
+    @property
+    def reference_path(self) -> Path:
+        return self.family_dir / self.card.reference.file
+
+    @property
+    def provenance_path(self) -> Path:
+        return self.family_dir / PROVENANCE_FILE
+
+    @cached_property
+    def instruction(self) -> str:
+        return _read(self.instruction_path)
+
+    @cached_property
+    def operational_spec(self) -> str | None:
+        path = self.operational_spec_path
+        return path.read_text(encoding="utf-8") if path.exists() else None
+
+    @cached_property
+    def reference_sql(self) -> str:
+        return _read(self.reference_path)
+
+    @cached_property
+    def provenance(self) -> Provenance:
+        return load_provenance(self.provenance_path)
+
+    @cached_property
+    def skill_paths(self) -> dict[str, Path]:
+        """Canonical skills: ``{folder name: SKILL.md path}``, sorted by name."""
+        root = self.dir / SKILLS_DIR
+        if not root.is_dir():
+            return {}
+        return {
+            child.name: child / SKILL_FILE
+            for child in sorted(root.iterdir())
+            if child.is_dir() and (child / SKILL_FILE).exists()
+        }
+
+    def render_instruction(self, output_path: str = "./output.csv") -> str:
+        return self.instruction.replace("{output_path}", output_path)
+
+    @cached_property
+    def direct_dependencies(self) -> list[str]:
+        """Derived concepts the reference SQL reads by name."""
+        schema = DERIVED_SCHEMA[self.card.dataset]
+        if schema is None:
+            return []
+        return sorted(derived_tables_read(self.reference_sql, schema, str(self.reference_path)))
+
+    @cached_property
+    def depends_on(self) -> list[str]:
+        """Direct dependencies closed transitively over the concept graph (sorted)."""
+        seen: set[str] = set()
+        stack = list(self.direct_dependencies)
+        while stack:
+            name = stack.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            stack.extend(self.concept_graph.get(name, frozenset()))
+        return sorted(seen)
+
+    @cached_property
+    def dependency_depth(self) -> int:
+        """Longest chain of concepts under the task: 1 when it reads only source tables."""
+        return 1 + max((concept_depth(n, self.concept_graph) for n in self.direct_dependencies), default=0)
+
+
+def concept_depth(name: str, graph: Mapping[str, frozenset[str]], _path: frozenset[str] = frozenset()) -> int:
+    """1 for a concept that reads only source tables, else 1 + its deepest dependency."""
+    if name in _path:
+        raise M4BenchError(f"concept dependency cycle through {name!r}")
+    deps = graph.get(name, frozenset())
+    return 1 + max((concept_depth(d, graph, _path | {name}) for d in deps), default=0)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Every task of the catalog, sorted by name."""
+
+    root: Path
+    tasks: tuple[Task, ...]
+
+    @property
+    def names(self) -> list[str]:
+        return [task.name for task in self.tasks]
+
+    @property
+    def families(self) -> list[str]:
+        return sorted({task.family for task in self.tasks})
+
+    def task(self, name: str) -> Task:
+        for candidate in self.tasks:
+            if candidate.name == name:
+                return candidate
+        close = [n for n in self.names if name in n or n in name][:5]
+        raise M4BenchError(
+            f"no task named {name!r} in {self.root}",
+            hint=f"did you mean {', '.join(close)}?" if close else "see `m4bench tasks list`",
+        )
+
+    def family(self, family: str) -> list[Task]:
+        return [task for task in self.tasks if task.family == family]
+
+
+def task_dirs(root: Path) -> list[Path]:
+    """Every ``<family>/<task>/`` folder holding a card, sorted."""
+    if not root.is_dir():
+        raise M4BenchError(f"task catalog {root} does not exist")
+    return sorted(path.parent for path in root.glob(f"*/*/{CARD_FILE}"))
+
+
+def load_catalog(root: Path | None = None) -> Catalog:
+    """Load every task; a malformed card stops the load with its file and field named."""
+    base = root or CATALOG_ROOT
+    graph = load_concept_graph()
+    tasks = [Task(card=load_card(path / CARD_FILE), dir=path, concept_graph=graph) for path in task_dirs(base)]
+    tasks.sort(key=lambda task: task.name)
+    names = [task.name for task in tasks]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise M4BenchError(f"{base}: duplicate task names {duplicates}")
+    return Catalog(root=base, tasks=tuple(tasks))
+
+
+def load_concept_graph() -> dict[str, frozenset[str]]:
+    """``{concept: concepts it reads}`` from the concept library's SQL files, if installed.
+
+    Each concept is one ``.sql`` file named after its table; its dependencies are the
+    derived-schema tables its SQL reads. Without the library the graph is empty and
+    tasks show only their direct dependencies.
+    """
+    try:
+        import m4bench.concepts as concepts_pkg
+    except ImportError:
+        return {}
+    roots = [Path(p) / "sql" for p in getattr(concepts_pkg, "__path__", [])]
+    graph: dict[str, frozenset[str]] = {}
+    for sql_root in roots:
+        for path in sorted(sql_root.rglob("*.sql")) if sql_root.is_dir() else []:
+            text = path.read_text(encoding="utf-8")
+            try:
+                deps = derived_tables_read(text, "mimiciv_derived", str(path))
+            except M4BenchError:
+                continue
+            graph[path.stem] = frozenset(deps - {path.stem})
+    return graph
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise M4BenchError(f"{path}: missing", hint="see docs/tasks.md for a task's files") from exc

@@ -1,0 +1,94 @@
+"""Reference queries: what they read, what they output, and running them deterministically."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import duckdb
+import pyarrow as pa
+import sqlglot
+from sqlglot import exp
+
+from m4bench.errors import M4BenchError
+
+if TYPE_CHECKING:
+    from m4bench.tasks.catalog import Task
+
+
+def _parse(sql: str, origin: str) -> exp.Expression:
+    try:
+        statements = [s for s in sqlglot.parse(sql, read="duckdb") if s is not None]
+    except sqlglot.errors.ParseError as exc:
+        raise M4BenchError(f"{origin}: the SQL does not parse: {exc}") from exc
+    if len(statements) != 1:
+        raise M4BenchError(
+            f"{origin}: expected exactly one statement, found {len(statements)}",
+            hint="a reference file holds one SELECT (CTEs allowed), no trailing statements",
+        )
+    return statements[0]
+
+
+def tables_read(sql: str, origin: str = "reference SQL") -> set[str]:
+    """Qualified ``schema.table`` names the query reads (CTE names excluded)."""
+    tree = _parse(sql, origin)
+    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+    found: set[str] = set()
+    for table in tree.find_all(exp.Table):
+        if not table.name or (not table.db and table.name in ctes):
+            continue
+        found.add(f"{table.db}.{table.name}" if table.db else table.name)
+    return found
+
+
+def derived_tables_read(sql: str, derived_schema: str, origin: str = "reference SQL") -> set[str]:
+    """Unqualified names of the derived-schema tables the query reads."""
+    prefix = f"{derived_schema}."
+    return {name[len(prefix) :] for name in tables_read(sql, origin) if name.startswith(prefix)}
+
+
+def output_columns(sql: str, origin: str = "reference SQL") -> list[str]:
+    """Names of the outermost SELECT's columns, read statically (no database needed)."""
+    tree = _parse(sql, origin)
+    if not isinstance(tree, exp.Query):
+        raise M4BenchError(f"{origin}: the statement is not a query")
+    names = tree.named_selects
+    if not names or "*" in names:
+        raise M4BenchError(
+            f"{origin}: the outermost SELECT must name every output column",
+            hint="list the output columns explicitly instead of SELECT *",
+        )
+    return list(names)
+
+
+def missing_inputs(sql: str, con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Tables the query reads that the connection does not have."""
+    rows = con.execute(
+        "SELECT table_schema || '.' || table_name FROM information_schema.tables"
+    ).fetchall()
+    present = {str(row[0]) for row in rows}
+    return sorted(name for name in tables_read(sql) if name not in present)
+
+
+def ordered_query(sql: str, key_columns: list[str], columns: list[str]) -> str:
+    """Wrap a query so its rows come out sorted by keys, then every other column."""
+    order = list(dict.fromkeys([*key_columns, *columns]))
+    terms = ", ".join(f'"{name}" ASC NULLS LAST' for name in order)
+    body = sql.strip().rstrip(";")
+    return f"SELECT * FROM (\n{body}\n) AS reference_rows ORDER BY {terms}"
+
+
+def run_reference(task: Task, con: duckdb.DuckDBPyConnection) -> pa.Table:
+    """Run a task's reference on ``con``; rows sorted by key columns, then all columns."""
+    missing = missing_inputs(task.reference_sql, con)
+    if missing:
+        raise M4BenchError(
+            f"{task.reference_path}: the database lacks {', '.join(missing)}",
+            hint="build the source and materialize its concepts before running a reference",
+        )
+    columns = output_columns(task.reference_sql, str(task.reference_path))
+    query = ordered_query(task.reference_sql, task.card.evaluation.key_columns, columns)
+    try:
+        table = con.execute(query).fetch_arrow_table()
+    except duckdb.Error as exc:
+        raise M4BenchError(f"{task.reference_path}: the reference failed: {exc}") from exc
+    return table
