@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from pydantic import BaseModel
 
 from m4bench.analysis.bootstrap import within_task_interval
@@ -71,6 +72,46 @@ class AnalysisResult(BaseModel):
             if table.name == name:
                 return table
         raise KeyError(name)
+
+
+def cells_table(cells: CellTable) -> Table:
+    """One row per cell: runs, reward statistics, strict passes, key F1."""
+    rows: list[list[Value]] = []
+    for cell in cells.cells():
+        rewards = cells.values(cell, "reward")
+        spread = float(np.std(rewards, ddof=1)) if len(rewards) > 1 else None
+        rows.append(
+            [
+                *cell,
+                len(cells.runs(cell)),
+                cells.mean(cell, "reward"),
+                spread,
+                min(rewards),
+                max(rewards),
+                sum(run.strict_pass for run in cells.runs(cell)),
+                cells.mean(cell, "key_f1"),
+            ]
+        )
+    return Table(
+        name="cells",
+        title="Cells",
+        caption="Every task/condition/schema/model cell: runs, reward mean, standard "
+        "deviation, minimum and maximum, strict passes and mean key F1.",
+        columns=[
+            "Task",
+            "Condition",
+            "Schema",
+            "Model",
+            "Runs",
+            "Mean reward",
+            "SD",
+            "Min",
+            "Max",
+            "Strict passes",
+            "Key F1",
+        ],
+        rows=rows,
+    )
 
 
 def _comparisons(cells: CellTable, settings: AnalysisSettings) -> list[Comparison]:
@@ -202,6 +243,7 @@ def analyze_runs(runs: Sequence[RunRow], settings: AnalysisSettings, source: str
         strict_pass_table(cells),
         resources_table(cells, settings),
         task_table(rewards, meta, primary, cells.conditions()),
+        cells_table(cells),
         integrity_table(integrity),
     ]
     return AnalysisResult(

@@ -1,0 +1,98 @@
+"""Sentences for the report, each computed from the analysis result."""
+
+from __future__ import annotations
+
+import math
+
+from m4bench.analysis.estimands import TASK_BALANCED, Estimate
+from m4bench.analysis.pipeline import AnalysisResult
+
+
+def _num(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.3f}"
+
+
+def _signed(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{value:+.3f}"
+
+
+def _p(value: float | None) -> str:
+    if value is None or math.isnan(value):
+        return ""
+    return f", two-sided sign-flip p = {value:.2g}"
+
+
+_METRIC_NAMES = {
+    "reward": "mean reward",
+    "key_f1": "key F1",
+    "ordered_value_nmae": "ordered nMAE (lower is better)",
+}
+
+
+def estimate_sentence(item: Estimate, reps: int) -> str:
+    """One sentence stating the levels, delta, interval and improved tasks."""
+    who = "averaged over models within task" if item.scope == TASK_BALANCED else item.scope
+    name = _METRIC_NAMES.get(item.metric, item.metric)
+    return (
+        f"{item.comparison} ({who}): {name} {_num(item.baseline)} → {_num(item.treatment)}, "
+        f"delta {_signed(item.delta)} [95% task-bootstrap interval {_num(item.ci_low)}, "
+        f"{_num(item.ci_high)}; {reps} replicates{_p(item.p_value)}]; "
+        f"{item.improved} of {item.total} tasks improved."
+    )
+
+
+def overview_sentence(result: AnalysisResult) -> str:
+    counts = dict(result.integrity)
+    tasks = len(result.cell_rewards)
+    conditions = sorted({c for row in result.cell_rewards.values() for c in row})
+    families = len({info.family for info in result.meta.values()})
+    return (
+        f"This report analyses {counts['Runs analysed']} of {counts['Runs loaded']} loaded "
+        f"runs from {result.source}: {tasks} tasks in {families} families, "
+        f"{counts['Task/condition/schema/model cells']} task/condition/schema/model cells, "
+        f"conditions {', '.join(conditions)}."
+    )
+
+
+def extremes_sentence(result: AnalysisResult) -> str:
+    ordered = sorted(result.task_deltas, key=lambda item: (item.delta, item.task))
+    if not ordered:
+        return ""
+    worst, best = ordered[0], ordered[-1]
+    return (
+        f"The largest per-task gain is {best.task} ({_signed(best.delta)}); the smallest "
+        f"change is {worst.task} ({_signed(worst.delta)})."
+    )
+
+
+def cluster_sentence(result: AnalysisResult) -> str:
+    rows = result.table("cluster_sensitivity").rows
+    parts = [
+        f"{row[0].lower()} over {row[1]}: {_signed(float(str(row[2])))} "
+        f"[{_num(float(str(row[3])))}, {_num(float(str(row[4])))}]"
+        for row in rows
+        if isinstance(row[0], str)
+    ]
+    return "Cluster sensitivity — " + "; ".join(parts) + "."
+
+
+def integrity_sentence(result: AnalysisResult) -> str:
+    counts = dict(result.integrity)
+    flagged = {
+        name: value
+        for name, value in counts.items()
+        if value
+        and name
+        not in (
+            "Runs loaded",
+            "Runs analysed",
+            "Task/condition/schema/model cells",
+            "Strict passes",
+            "Diagnostics failed",
+        )
+    }
+    issues = ", ".join(f"{name.lower()}: {value}" for name, value in flagged.items())
+    strict = counts["Strict passes"]
+    loaded = counts["Runs loaded"]
+    head = f"{strict} of {loaded} runs pass every strict check."
+    return f"{head} Audit findings — {issues}." if issues else f"{head} No audit check flagged."

@@ -1,0 +1,74 @@
+"""``m4bench analyze``: the paper's statistics, tables, figures and report for a campaign."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from m4bench.analysis import (
+    ANALYSIS_STEPS,
+    PAPER_RELEASE_V1,
+    AnalysisSettings,
+    analyze,
+    headline_document,
+)
+from m4bench.analysis.bootstrap import DEFAULT_PERMUTATION_REPS, DEFAULT_REPS, DEFAULT_SEED
+
+
+def analyze_command(
+    source: Annotated[
+        str,
+        typer.Argument(
+            help=f"A runs CSV, a results directory of result.json records, or "
+            f"'{PAPER_RELEASE_V1}' (the shipped 760 released Codex runs)."
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Directory for tables, figures, report.")],
+    reps: Annotated[int, typer.Option(min=100, help="Bootstrap replicates.")] = DEFAULT_REPS,
+    seed: Annotated[int, typer.Option(help="Seed of every resampling draw.")] = DEFAULT_SEED,
+    permutation_reps: Annotated[
+        int, typer.Option(min=100, help="Sign-flip permutation replicates.")
+    ] = DEFAULT_PERMUTATION_REPS,
+    baseline: Annotated[str, typer.Option(help="Baseline condition.")] = "no-skill",
+    treatment: Annotated[str, typer.Option(help="Treatment condition.")] = "with-skill",
+    include_unpublishable: Annotated[
+        bool, typer.Option(help="Also analyse runs not flagged publishable.")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the headline estimands as JSON on stdout.")
+    ] = False,
+) -> None:
+    """Reproduce the paper's statistics for a campaign and write report.html."""
+    settings = AnalysisSettings(
+        reps=reps,
+        seed=seed,
+        permutation_reps=permutation_reps,
+        baseline=baseline,
+        treatment=treatment,
+        include_unpublishable=include_unpublishable,
+    )
+    console = Console(stderr=True)
+    columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=as_json) as progress:
+        bar = progress.add_task("analysis", total=len(ANALYSIS_STEPS))
+
+        def step(name: str) -> None:
+            progress.update(bar, advance=1, description=f"analysis: {name} done")
+
+        result = analyze(source, out, settings, step)
+    if as_json:
+        typer.echo(json.dumps(headline_document(result).model_dump(mode="json"), indent=2))
+        return
+    for item in result.headline:
+        console.print(
+            f"{item.metric:>20} {item.scope:>14}: {item.baseline:.3f} → {item.treatment:.3f} "
+            f"Δ {item.delta:+.3f} [{item.ci_low:.3f}, {item.ci_high:.3f}] "
+            f"{item.improved}/{item.total}",
+            highlight=False,
+        )
+    console.print(f"report: {out / 'report.html'}", highlight=False)
