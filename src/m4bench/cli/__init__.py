@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from m4bench import __version__
+from m4bench.cli import analyze as analyze_cli
 from m4bench.cli import data as data_cli
 from m4bench.errors import M4BenchError
 
@@ -21,6 +22,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(data_cli.app, name="data")
+app.command("analyze")(analyze_cli.analyze_command)
 
 
 @app.command()
