@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import matplotlib
 
@@ -22,14 +21,6 @@ from matplotlib.figure import Figure
 from m4bench.analysis.estimands import TASK_BALANCED, Estimate, TaskDelta
 from m4bench.analysis.pipeline import AnalysisResult, TaskInterval
 from m4bench.fileio import atomic_write_bytes
-
-_STYLE: dict[str, Any] = {
-    "svg.hashsalt": "m4bench",
-    "svg.fonttype": "path",
-    "font.size": 9,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-}
 
 
 def forest_figure(
@@ -145,7 +136,15 @@ def build_figures(result: AnalysisResult) -> dict[str, Figure]:
 def write_figures(result: AnalysisResult, directory: Path) -> dict[str, bytes]:
     """Write every figure as PNG and SVG; return the PNG bytes by figure name."""
     pngs: dict[str, bytes] = {}
-    with plt.rc_context(_STYLE):
+    with plt.rc_context(
+        {
+            "svg.hashsalt": "m4bench",
+            "svg.fonttype": "path",
+            "font.size": 9,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+        }
+    ):
         for name, fig in build_figures(result).items():
             try:
                 for fmt in ("png", "svg"):
