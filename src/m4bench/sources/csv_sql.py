@@ -1,0 +1,69 @@
+"""The DuckDB SQL that reads one official CSV file with the official types.
+
+No type sniffing: ``read_csv`` gets every column's type from the schema, in the order
+of the file's header, and the projection puts the columns back in official order.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import duckdb
+
+from m4bench.errors import M4BenchError
+from m4bench.sources.csv_tree import CsvInput
+
+# Null tokens of the official loaders: an empty field is NULL everywhere; MIMIC-IV also
+# uses '___' for de-identified free text, which the reference databases load as NULL.
+NULL_TOKENS: dict[str, tuple[str, ...]] = {"mimic-iv": ("", "___"), "eicu": ("",)}
+
+
+def sql_str(value: str | Path) -> str:
+    """``value`` as a single-quoted SQL string literal."""
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def read_csv_sql(source: CsvInput, null_tokens: tuple[str, ...]) -> str:
+    """``SELECT <official columns> FROM read_csv(<file>, columns=<typed header>, ...)``."""
+    types = source.table.duckdb_columns()
+    columns = ", ".join(f"{sql_str(name)}: {sql_str(types[name])}" for name in source.header)
+    nulls = ", ".join(sql_str(token) for token in null_tokens)
+    projection = (
+        "*"
+        if source.header == source.table.column_names
+        else ", ".join(f'"{name}"' for name in source.table.column_names)
+    )
+    return (
+        f"SELECT {projection} FROM read_csv({sql_str(source.path)}, header = true, "
+        f"auto_detect = false, delim = ',', quote = '\"', escape = '\"', "
+        f"nullstr = [{nulls}], columns = {{{columns}}}, "
+        f"compression = {sql_str('gzip' if source.gzipped else 'none')})"
+    )
+
+
+def explain_csv_error(path: Path, exc: duckdb.Error) -> M4BenchError:
+    """A user-facing error for a DuckDB CSV failure: the file, the line, what went wrong."""
+    text = str(exc)
+    line_match = re.search(r"CSV Error on Line: (\d+)", text)
+    where = f"{path} line {line_match.group(1)}" if line_match else str(path)
+    detail = _first_cause(text)
+    return M4BenchError(
+        f"{where}: {detail}",
+        hint="the file does not match the official release (damaged, edited or another "
+        "version); download it again. Tables ingested before this one are kept",
+    )
+
+
+def _first_cause(text: str) -> str:
+    keep: list[str] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("Possible", "*", "file =")):
+            if keep:
+                break
+            continue
+        if "auto-detected" in line.lower() or line.startswith("CSV Error on Line"):
+            continue
+        keep.append(line)
+    return "; ".join(keep)[:500] or text[:500]

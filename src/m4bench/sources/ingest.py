@@ -1,0 +1,213 @@
+"""Ingest of a real MIMIC-IV or eICU-CRD release (or its open demo) into a source.
+
+Each table is streamed by DuckDB from its CSV file, with the official types, straight
+into a zstd Parquet file written beside its final name and renamed into place when
+complete; the manifest is saved after every table. A table whose input checksum
+matches the manifest is skipped, so an interrupted ingest resumes where it stopped
+and a repeated one does nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import duckdb
+
+from m4bench.errors import M4BenchError
+from m4bench.fileio import atomic_path, read_model
+from m4bench.home import DataHome
+from m4bench.sources.csv_sql import NULL_TOKENS, explain_csv_error, read_csv_sql, sql_str
+from m4bench.sources.csv_tree import CsvInput, locate_inputs, select_tables
+from m4bench.sources.integrity import digest_file, digest_in_background
+from m4bench.sources.layout import (
+    Source,
+    SourceLayout,
+    SourceManifest,
+    record_table,
+    write_catalog,
+)
+from m4bench.sources.schema import dataset_schema
+
+ProgressCallback = Callable[[str, float], None]
+"""Called with (qualified table, fraction done in [0, 1]) while a table is read."""
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+_POLL_SECONDS = 0.2
+ROW_GROUP_SIZE = 122_880
+
+
+@dataclass(frozen=True)
+class TableOutcome:
+    qualified: str
+    status: Literal["ingested", "skipped"]
+    rows: int
+    input_bytes: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    source: Source
+    tables: tuple[TableOutcome, ...]
+
+
+def default_source_name(root: Path) -> str:
+    """A source name from the release directory name ('mimic-iv-3.1', ...)."""
+    name = re.sub(r"[^a-z0-9._-]+", "-", root.resolve().name.lower()).strip("-._")
+    return name[:64] or "ingested"
+
+
+def check_source_name(name: str) -> str:
+    if not _NAME.match(name):
+        raise M4BenchError(
+            f"invalid source name {name!r}",
+            hint="use lower-case letters, digits, '.', '_' or '-' (at most 64 characters)",
+        )
+    return name
+
+
+def ingest_dataset(
+    home: DataHome,
+    dataset: str,
+    root: Path,
+    name: str | None = None,
+    tables: Iterable[str] | None = None,
+    public: bool = False,
+    progress: ProgressCallback | None = None,
+) -> IngestReport:
+    """Ingest the CSV tree at ``root`` as source ``name``; see the module docstring.
+
+    ``tables`` restricts the ingest to some tables (qualified or bare names).
+    ``public`` marks open data (the demo releases) whose outputs may leave the machine.
+    Every file is found and header-checked before any table is written.
+    """
+    schema = dataset_schema(dataset)
+    root = root.expanduser().resolve()
+    source_name = check_source_name(name or default_source_name(root))
+    inputs = locate_inputs(schema, root, select_tables(schema, tables))
+    layout = SourceLayout(home.source_dir(source_name))
+    manifest = _open_manifest(layout, dataset, schema.version, source_name, root, public)
+    outcomes: list[TableOutcome] = []
+    changed = False
+    try:
+        for source_input in sorted(inputs, key=lambda i: (i.path.stat().st_size, i.path.name)):
+            outcome = _ingest_table(layout, manifest, source_input, dataset, progress)
+            changed |= outcome.status == "ingested"
+            outcomes.append(outcome)
+    finally:
+        if changed or not layout.catalog_path.exists():
+            write_catalog(layout, manifest)
+    return IngestReport(Source(layout, manifest), tuple(outcomes))
+
+
+def _open_manifest(
+    layout: SourceLayout, dataset: str, version: str, name: str, root: Path, public: bool
+) -> SourceManifest:
+    if layout.manifest_path.exists():
+        manifest = read_model(layout.manifest_path, SourceManifest)
+        if manifest.kind != "ingested" or manifest.dataset != dataset:
+            raise M4BenchError(
+                f"source {name!r} already exists as a {manifest.kind} {manifest.dataset} source",
+                hint=f"choose another name with --name, or delete {layout.root} to replace it",
+            )
+        manifest.parameters["input_root"] = str(root)
+        manifest.public = public
+        return manifest
+    return SourceManifest(
+        name=name,
+        dataset=dataset,
+        dataset_version=version,
+        kind="ingested",
+        public=public,
+        parameters={"input_root": str(root)},
+    )
+
+
+def _ingest_table(
+    layout: SourceLayout,
+    manifest: SourceManifest,
+    source_input: CsvInput,
+    dataset: str,
+    progress: ProgressCallback | None,
+) -> TableOutcome:
+    table = source_input.table
+    started = time.perf_counter()
+    size = source_input.path.stat().st_size
+    target = layout.table_path(table.schema_name, table.name)
+    known = manifest.tables.get(table.qualified)
+    known_digest: str | None = None
+    if known is not None and known.input_sha256 and _file_intact(known.file.bytes, target):
+        known_digest = digest_file(source_input.path, verify_gzip=False)
+        if known_digest == known.input_sha256:
+            if progress:
+                progress(table.qualified, 1.0)
+            return TableOutcome(table.qualified, "skipped", known.rows, size, 0.0)
+    query = read_csv_sql(source_input, NULL_TOKENS[dataset])
+    rows, digest = _copy_to_parquet(source_input, query, target, progress)
+    record_table(layout, manifest, table.qualified, rows, input_sha256=digest)
+    elapsed = time.perf_counter() - started
+    return TableOutcome(table.qualified, "ingested", rows, size, elapsed)
+
+
+def _file_intact(recorded_bytes: int, target: Path) -> bool:
+    return target.is_file() and target.stat().st_size == recorded_bytes
+
+
+def _copy_to_parquet(
+    source_input: CsvInput, query: str, target: Path, progress: ProgressCallback | None
+) -> tuple[int, str]:
+    """Stream ``query`` into ``target`` while the input is hashed (and gzip-checked)."""
+    con = duckdb.connect()
+    options = f"(FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE {ROW_GROUP_SIZE})"
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool, atomic_path(target) as tmp:
+            digest = digest_in_background(pool, source_input.path, source_input.gzipped)
+            copy = pool.submit(con.execute, f"COPY ({query}) TO {sql_str(tmp)} {options}")
+            try:
+                _report_progress(con, copy, source_input.table.qualified, progress)
+                copy.result()
+            except duckdb.Error as exc:
+                _raise_damage_first(digest, exc)
+                raise explain_csv_error(source_input.path, exc) from exc
+            except BaseException:
+                con.interrupt()
+                raise
+            input_digest = digest.result()
+            counted = con.execute(f"SELECT COUNT(*) FROM read_parquet({sql_str(tmp)})").fetchone()
+    finally:
+        con.close()
+    return (int(counted[0]) if counted else 0), input_digest
+
+
+def _raise_damage_first(digest: Future[str], exc: duckdb.Error) -> None:
+    """A damaged gzip explains a parse error better than the parse error does."""
+    try:
+        digest.result()
+    except M4BenchError as damage:
+        raise damage from exc
+
+
+def _report_progress(
+    con: duckdb.DuckDBPyConnection,
+    job: Future[duckdb.DuckDBPyConnection],
+    qualified: str,
+    progress: ProgressCallback | None,
+) -> None:
+    if progress is None:
+        job.exception()
+        return
+    progress(qualified, 0.0)
+    done = threading.Event()
+    job.add_done_callback(lambda _: done.set())
+    while not done.wait(_POLL_SECONDS):
+        percent = con.query_progress()
+        if percent >= 0:
+            progress(qualified, min(percent, 100.0) / 100.0)
+    progress(qualified, 1.0)
