@@ -1,0 +1,189 @@
+"""``score_output``: one agent output against one truth, never raising on the output."""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from m4bench.scoring.agent_table import AgentLayout, AgentRows, load_agent
+from m4bench.scoring.compare import JoinCounts, compare_rows, extra_key_sample
+from m4bench.scoring.diff import write_diff
+from m4bench.scoring.metrics import (
+    column_scores,
+    key_metrics,
+    ordered_error,
+    reward_of,
+    strict_checks,
+)
+from m4bench.scoring.model import Failure, Score
+from m4bench.scoring.options import ScoreOptions
+from m4bench.scoring.output_file import Inspection, inspect_output, near_misses
+from m4bench.scoring.truth import TruthTable, load_truth
+from m4bench.tasks.evaluation import EvaluationSpec
+
+
+@dataclass
+class _Outcome:
+    """What was learned about the output on the way to a score."""
+
+    inspection: Inspection
+    agent: AgentRows | None = None
+    counts: JoinCounts | None = None
+    extra_sample: list[dict[str, object]] = field(default_factory=list)
+    present: set[str] = field(default_factory=set)
+    layout: AgentLayout | None = None
+
+
+def score_output(
+    spec: EvaluationSpec,
+    truth: Path,
+    output: Path,
+    *,
+    options: ScoreOptions | None = None,
+    diff_path: Path | None = None,
+) -> Score:
+    """Score ``output`` (an agent's CSV) against ``truth`` (Parquet or CSV) under ``spec``.
+
+    Raises ``M4BenchError`` only when the truth itself is unusable; every problem with
+    the output ends in a ``Score`` whose ``failure`` and ``diagnostics`` say what it was.
+    """
+    options = options or ScoreOptions()
+    with _connection(options) as con:
+        table = load_truth(con, spec, truth)
+        outcome = _Outcome(inspection=inspect_output(output, options))
+        if outcome.inspection.failure is None:
+            with _deadline(con, options.time_limit_seconds):
+                _compare(con, spec, table, output, options, outcome)
+            if diff_path is not None and outcome.layout is not None:
+                _write_diff(con, spec, table, diff_path, outcome.layout, outcome)
+        return _assemble(spec, table, options, outcome)
+
+
+@contextlib.contextmanager
+def _connection(options: ScoreOptions) -> Iterator[duckdb.DuckDBPyConnection]:
+    with tempfile.TemporaryDirectory(prefix="m4bench-score-") as spill:
+        con = duckdb.connect(
+            ":memory:",
+            config={
+                "threads": str(options.threads),
+                "memory_limit": f"{options.memory_limit_mb}MB",
+                "temp_directory": spill,
+                "preserve_insertion_order": "true",
+            },
+        )
+        try:
+            yield con
+        finally:
+            con.close()
+
+
+@contextlib.contextmanager
+def _deadline(con: duckdb.DuckDBPyConnection, seconds: float) -> Iterator[None]:
+    timer = threading.Timer(seconds, con.interrupt)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def _compare(
+    con: duckdb.DuckDBPyConnection,
+    spec: EvaluationSpec,
+    table: TruthTable,
+    output: Path,
+    options: ScoreOptions,
+    outcome: _Outcome,
+) -> None:
+    inspection = outcome.inspection
+    header = inspection.header
+    assert header is not None
+    inspection.diagnostics.extend(near_misses(spec.required_columns, header))
+    absent_keys = [name for name in spec.key_columns if name not in header.positions]
+    if absent_keys:
+        inspection.fail("key_columns_missing", f"output lacks key columns {absent_keys}")
+        return
+    try:
+        layout, outcome.agent = load_agent(con, output, header, spec, table, options)
+        outcome.layout = layout
+        inspection.diagnostics.extend(outcome.agent.reject_notes)
+        outcome.present = set(layout.values)
+        size = options.mismatch_sample_size
+        outcome.counts = compare_rows(con, spec, table, layout, size)
+        if outcome.agent.unique_keys > outcome.counts.joined:
+            outcome.extra_sample = extra_key_sample(con, spec, table, layout, size)
+    except duckdb.InterruptException:
+        inspection.fail(
+            "time_limit",
+            f"scoring stopped after {options.time_limit_seconds} s",
+            "time_limit_seconds",
+        )
+    except duckdb.OutOfMemoryException as exc:
+        inspection.fail("resource_limit", f"scoring ran out of memory: {exc}", "memory_limit_mb")
+    except duckdb.Error as exc:
+        failure: Failure = "output_unreadable" if outcome.agent is None else "internal_error"
+        inspection.fail(failure, f"output could not be compared: {exc}")
+    if inspection.failure is not None:
+        outcome.agent, outcome.counts, outcome.present = None, None, set()
+        outcome.layout = None
+
+
+def _write_diff(
+    con: duckdb.DuckDBPyConnection,
+    spec: EvaluationSpec,
+    table: TruthTable,
+    diff_path: Path,
+    layout: AgentLayout,
+    outcome: _Outcome,
+) -> None:
+    try:
+        write_diff(con, spec, table, layout, diff_path)
+    except (duckdb.Error, OSError) as exc:
+        outcome.inspection.diagnostics.append(f"row-level diff not written: {exc}")
+
+
+def _assemble(
+    spec: EvaluationSpec, table: TruthTable, options: ScoreOptions, outcome: _Outcome
+) -> Score:
+    inspection, counts = outcome.inspection, outcome.counts
+    keys = key_metrics(
+        table.rows,
+        outcome.agent,
+        counts.joined if counts else 0,
+        counts.missing_sample if counts else [],
+        outcome.extra_sample,
+    )
+    columns = column_scores(spec, table, keys, counts, outcome.present)
+    if counts is None:
+        columns = [column.model_copy(update={"error": "output not compared"}) for column in columns]
+    header = inspection.header.names if inspection.header else None
+    checks = strict_checks(
+        spec,
+        exists=inspection.size is not None,
+        parsed_rows=outcome.agent.rows if outcome.agent else None,
+        header=header,
+        keys=keys,
+        columns=columns,
+    )
+    return Score(
+        reward=reward_of(columns),
+        strict_pass=all(check.passed for check in checks) and inspection.failure is None,
+        checks=checks,
+        columns=columns,
+        keys=keys,
+        ordered_error=ordered_error(table, counts, outcome.present),
+        null_tokens=options.null_tokens,
+        options=options,
+        failure=inspection.failure,
+        limits_hit=inspection.limits_hit,
+        diagnostics=inspection.diagnostics,
+        output_bytes=inspection.size,
+        rejected_lines=outcome.agent.rejected_lines if outcome.agent else 0,
+    )

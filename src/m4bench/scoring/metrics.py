@@ -1,0 +1,183 @@
+"""Turning counts into the paper's numbers: match rates, reward, key F1, nMAE, checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from m4bench.scoring.agent_table import AgentRows
+from m4bench.scoring.compare import JoinCounts
+from m4bench.scoring.model import ColumnScore, KeyMetrics, Mismatch, OrderedError, StrictCheck
+from m4bench.scoring.truth import TruthTable
+from m4bench.tasks.evaluation import EvaluationSpec
+
+# The paper rounds each rate and their mean to 8 decimals, so 200858/200859 is
+# reported as 0.99999502 and never as 1.0.
+REWARD_DECIMALS = 8
+
+
+def rate(numerator: int, denominator: int) -> float:
+    return round(numerator / denominator, REWARD_DECIMALS) if denominator else 0.0
+
+
+def reward_of(columns: list[ColumnScore]) -> float:
+    if not columns:
+        return 0.0
+    mean = sum(column.match_rate for column in columns) / len(columns)
+    return min(1.0, max(0.0, round(mean, REWARD_DECIMALS)))
+
+
+def key_metrics(
+    truth_rows: int,
+    agent: AgentRows | None,
+    joined: int,
+    missing_sample: list[dict[str, Any]],
+    extra_sample: list[dict[str, Any]],
+) -> KeyMetrics:
+    rows = agent.rows if agent else 0
+    unique = agent.unique_keys if agent else 0
+    precision = joined / unique if unique else 0.0
+    recall = joined / truth_rows if truth_rows else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return KeyMetrics(
+        truth_rows=truth_rows,
+        agent_rows=rows,
+        agent_unique_keys=unique,
+        agent_keys_in_truth=joined,
+        extra_keys=unique - joined,
+        duplicate_rows=rows - unique,
+        uncastable_key_rows=agent.bad_key_rows if agent else 0,
+        missing_keys=truth_rows - joined,
+        precision=precision,
+        recall=recall,
+        f1=f1,
+        row_coverage=recall,
+        missing_key_sample=_text_keys(missing_sample),
+        extra_key_sample=_text_keys(extra_sample),
+    )
+
+
+def _text_keys(records: list[dict[str, Any]]) -> list[dict[str, str | None]]:
+    return [{name: _text(value) for name, value in record.items()} for record in records]
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def column_scores(
+    spec: EvaluationSpec,
+    truth: TruthTable,
+    keys: KeyMetrics,
+    counts: JoinCounts | None,
+    present: set[str],
+) -> list[ColumnScore]:
+    """Per scored column: ``matched + mismatched + missing + extra + duplicate = denominator``."""
+    denominator = keys.truth_rows + keys.extra_keys + keys.duplicate_rows
+    scores = []
+    for name in spec.scored_columns:
+        column = truth.columns[name]
+        found = counts.columns.get(name) if counts else None
+        matched = found.matched if found and name in present else 0
+        match_rate = rate(matched, denominator)
+        scores.append(
+            ColumnScore(
+                column=name,
+                truth_type=column.sql_type,
+                comparison=column.kind,
+                tolerance=spec.tolerance_for(name),
+                present=name in present,
+                matched=matched,
+                mismatched=keys.agent_keys_in_truth - matched,
+                missing=keys.missing_keys,
+                extra=keys.extra_keys,
+                duplicate=keys.duplicate_rows,
+                uncastable=found.uncastable if found else 0,
+                denominator=denominator,
+                match_rate=match_rate,
+                passed=match_rate >= spec.accuracy_threshold and denominator > 0,
+                mismatch_sample=[_mismatch(record) for record in found.sample] if found else [],
+                error=None if name in present else f"column {name!r} is not in the output",
+            )
+        )
+    return scores
+
+
+def _mismatch(record: dict[str, Any]) -> Mismatch:
+    return Mismatch(
+        key={name: _text(value) for name, value in record["key"].items()},
+        truth=_text(record["truth"]),
+        agent=_text(record["agent"]),
+        reason=record["reason"],
+    )
+
+
+def ordered_error(truth: TruthTable, counts: JoinCounts | None, present: set[str]) -> OrderedError:
+    """Paper nMAE (matched rows only) and the variant charging 1 per missing truth row."""
+    joined = counts.joined if counts else 0
+    matched_rows: dict[str, float | None] = {}
+    all_rows: dict[str, float | None] = {}
+    for name in truth.ordered:
+        total = counts.error_sums.get(name) if counts and name in present else None
+        if total is None:
+            matched_rows[name] = 1.0
+            all_rows[name] = 1.0
+            continue
+        matched_rows[name] = total / joined if joined else None
+        missing = truth.rows - joined
+        all_rows[name] = (total + missing) / truth.rows if truth.rows else None
+    return OrderedError(
+        columns=list(truth.ordered),
+        scales=dict(truth.scales),
+        per_column_matched_rows=matched_rows,
+        per_column_all_truth_rows=all_rows,
+        nmae_matched_rows=_mean(matched_rows),
+        nmae_all_truth_rows=_mean(all_rows),
+    )
+
+
+def _mean(values: dict[str, float | None]) -> float | None:
+    usable = [value for value in values.values() if value is not None]
+    if not usable or len(usable) < len(values):
+        return None
+    return sum(usable) / len(usable)
+
+
+def strict_checks(
+    spec: EvaluationSpec,
+    *,
+    exists: bool,
+    parsed_rows: int | None,
+    header: list[str] | None,
+    keys: KeyMetrics,
+    columns: list[ColumnScore],
+) -> list[StrictCheck]:
+    """The paper's checks, in its order: exists, valid CSV, columns, coverage, accuracy."""
+    missing = [name for name in spec.required_columns if header is None or name not in header]
+    checks = [
+        StrictCheck(name="output_exists", passed=exists, detail="" if exists else "no output"),
+        StrictCheck(
+            name="output_is_valid_csv",
+            passed=bool(parsed_rows),
+            detail=f"{parsed_rows or 0} data rows parsed",
+        ),
+        StrictCheck(
+            name="has_required_columns",
+            passed=header is not None and not missing,
+            detail=f"missing: {missing}" if missing else "all required columns present",
+        ),
+        StrictCheck(
+            name="row_coverage",
+            passed=keys.truth_rows > 0 and keys.row_coverage >= spec.row_coverage_threshold,
+            detail=f"{keys.row_coverage:.6f} of truth keys (threshold "
+            f"{spec.row_coverage_threshold})",
+        ),
+    ]
+    checks.extend(
+        StrictCheck(
+            name=f"score_accuracy[{column.column}]",
+            passed=column.passed,
+            detail=f"match rate {column.match_rate} (threshold {spec.accuracy_threshold})",
+        )
+        for column in columns
+    )
+    return checks

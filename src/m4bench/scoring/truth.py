@@ -1,0 +1,163 @@
+"""Loading the reference answer: typed Parquet (or a CSV typed by DuckDB's reader).
+
+A truth that cannot be used is a harness error: it raises ``M4BenchError`` naming the
+file and the problem. Agent output never reaches this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from m4bench.errors import M4BenchError
+from m4bench.scoring.model import Comparison
+from m4bench.scoring.sqltypes import comparison_for, quote_ident, quote_literal
+from m4bench.tasks.evaluation import EvaluationSpec
+
+TRUTH_VIEW = "truth"
+
+# Columns the paper never treats as ordered even when they look numeric.
+_NEVER_ORDERED = frozenset({"specimen", "ventilation_status"})
+_HINT = "rebuild the ground truth with 'm4bench provision' or pass the right --truth file"
+
+
+@dataclass(frozen=True)
+class TruthColumn:
+    name: str
+    sql_type: str
+    kind: Comparison
+
+    @property
+    def ident(self) -> str:
+        return quote_ident(self.name)
+
+
+@dataclass(frozen=True)
+class TruthTable:
+    """What the scorer needs to know about the truth registered as ``TRUTH_VIEW``."""
+
+    path: Path
+    columns: dict[str, TruthColumn]
+    rows: int
+    has_null_keys: bool
+    ordered: list[str]
+    scales: dict[str, float]
+
+
+def load_truth(con: duckdb.DuckDBPyConnection, spec: EvaluationSpec, path: Path) -> TruthTable:
+    """Register the truth as a view (Parquet) or table (CSV) and check it against the spec."""
+    if not path.is_file():
+        raise M4BenchError(f"{path}: ground truth file not found", hint=_HINT)
+    _register(con, path)
+    described = con.execute(f"DESCRIBE {TRUTH_VIEW}").fetchall()
+    columns = {
+        str(name): TruthColumn(str(name), str(sql_type), comparison_for(str(sql_type)))
+        for name, sql_type, *_ in described
+    }
+    needed = list(dict.fromkeys([*spec.key_columns, *spec.scored_columns]))
+    absent = [name for name in needed if name not in columns]
+    if absent:
+        raise M4BenchError(
+            f"{path}: ground truth lacks columns {absent} named by the evaluation spec "
+            f"(it has {sorted(columns)})",
+            hint=_HINT,
+        )
+    keys = [columns[name].ident for name in spec.key_columns]
+    _reject_duplicate_keys(con, path, spec.key_columns, keys)
+    rows, null_keys = _count_rows(con, keys)
+    ordered = _ordered_columns(spec, columns, path)
+    return TruthTable(
+        path=path,
+        columns=columns,
+        rows=rows,
+        has_null_keys=null_keys > 0,
+        ordered=ordered,
+        scales=_scales(con, [columns[name] for name in ordered]),
+    )
+
+
+def _register(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    literal = quote_literal(str(path))
+    if _is_parquet(path):
+        sql = f"CREATE VIEW {TRUTH_VIEW} AS SELECT * FROM read_parquet({literal})"
+    else:
+        sql = f"CREATE TABLE {TRUTH_VIEW} AS SELECT * FROM read_csv({literal}, header = true)"
+    try:
+        con.execute(sql)
+        con.execute(f"SELECT * FROM {TRUTH_VIEW} LIMIT 0")
+    except duckdb.Error as exc:
+        raise M4BenchError(
+            f"{path}: ground truth is not readable as Parquet or CSV: {exc}", hint=_HINT
+        ) from exc
+
+
+def _is_parquet(path: Path) -> bool:
+    with path.open("rb") as handle:
+        return handle.read(4) == b"PAR1"
+
+
+def _reject_duplicate_keys(
+    con: duckdb.DuckDBPyConnection, path: Path, names: list[str], keys: list[str]
+) -> None:
+    key_list = ", ".join(keys)
+    duplicate = con.execute(
+        f"SELECT {key_list}, count(*) FROM {TRUTH_VIEW} GROUP BY ALL HAVING count(*) > 1 "
+        f"ORDER BY ALL LIMIT 1"
+    ).fetchone()
+    if duplicate is not None:
+        key = dict(zip(names, duplicate[:-1], strict=True))
+        raise M4BenchError(
+            f"{path}: ground truth has {duplicate[-1]} rows with the same key {key}; "
+            "keys must be unique",
+            hint=_HINT,
+        )
+
+
+def _count_rows(con: duckdb.DuckDBPyConnection, keys: list[str]) -> tuple[int, int]:
+    any_null = " OR ".join(f"{key} IS NULL" for key in keys)
+    row = con.execute(
+        f"SELECT count(*), count(*) FILTER (WHERE {any_null}) FROM {TRUTH_VIEW}"
+    ).fetchone()
+    assert row is not None
+    return int(row[0]), int(row[1])
+
+
+def _ordered_columns(
+    spec: EvaluationSpec, columns: dict[str, TruthColumn], path: Path
+) -> list[str]:
+    if spec.ordered_columns is None:
+        return [
+            name
+            for name in spec.value_columns
+            if name not in _NEVER_ORDERED and columns[name].kind == "numeric"
+        ]
+    wrong = [
+        name
+        for name in spec.ordered_columns
+        if name not in columns or columns[name].kind != "numeric"
+    ]
+    if wrong:
+        raise M4BenchError(
+            f"{path}: ordered_columns {wrong} are missing from the ground truth or not numeric",
+            hint="list only numeric truth columns in [evaluation] ordered_columns",
+        )
+    return list(spec.ordered_columns)
+
+
+def _scales(con: duckdb.DuckDBPyConnection, columns: list[TruthColumn]) -> dict[str, float]:
+    """Range of each ordered column (max - min), 1.0 when empty or constant."""
+    if not columns:
+        return {}
+    ranges = ", ".join(
+        f"max(CAST({column.ident} AS DOUBLE)) - min(CAST({column.ident} AS DOUBLE))"
+        for column in columns
+    )
+    row = con.execute(f"SELECT {ranges} FROM {TRUTH_VIEW}").fetchone()
+    assert row is not None
+    scales: dict[str, float] = {}
+    for column, value in zip(columns, row, strict=True):
+        usable = value is not None and value == value and 0 < float(value) < float("inf")
+        scales[column.name] = float(value) if usable else 1.0
+    return scales
