@@ -1,0 +1,313 @@
+"""The concept framework: graph from SQL, validation errors, incremental and atomic builds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from m4bench.concepts.build import (
+    BuildEvent,
+    build_concepts,
+    derived_tables,
+    read_build_manifest,
+)
+from m4bench.concepts.graph import layers, to_dot, topological_order
+from m4bench.concepts.library import CATEGORIES, ConceptLibrary
+from m4bench.concepts.materialize import materialize
+from m4bench.errors import M4BenchError
+from m4bench.home import DataHome
+from m4bench.sources.layout import (
+    Source,
+    SourceLayout,
+    SourceManifest,
+    record_table,
+    write_parquet,
+)
+
+SOURCES = {"mimiciv_hosp.patients", "mimiciv_hosp.admissions"}
+
+
+def write_concept(root: Path, category: str, name: str, query: str, note: str = "") -> Path:
+    path = root / category / f"{name}.sql"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    extra = f"-- {note}\n" if note else ""
+    path.write_text(
+        f"-- {name}: test concept {name}\n-- Grain: one row per thing\n{extra}{query}\n"
+    )
+    return path
+
+
+def small_library(root: Path) -> Path:
+    write_concept(
+        root,
+        "demographics",
+        "adults",
+        "SELECT subject_id, anchor_age FROM mimiciv_hosp.patients WHERE anchor_age >= 18;",
+    )
+    write_concept(
+        root,
+        "demographics",
+        "old",
+        "WITH adults AS (SELECT * FROM mimiciv_derived.adults) "
+        "SELECT subject_id FROM adults WHERE anchor_age >= 65",
+    )
+    write_concept(
+        root,
+        "score",
+        "admission_count",
+        "SELECT a.subject_id, COUNT(ad.hadm_id) AS n FROM mimiciv_derived.adults AS a "
+        "LEFT JOIN mimiciv_hosp.admissions AS ad USING (subject_id) "
+        "LEFT JOIN mimiciv_derived.old AS o USING (subject_id) GROUP BY a.subject_id",
+    )
+    return root
+
+
+def test_dependencies_come_from_the_sql_and_skip_cte_names(tmp_path: Path) -> None:
+    lib = ConceptLibrary.load(root=small_library(tmp_path), source_tables=SOURCES)
+    old = lib.get("old")
+    assert old.dependencies == ("adults",)  # the CTE named `adults` is not a second edge
+    assert old.source_tables == ()
+    count = lib.get("admission_count")
+    assert count.dependencies == ("adults", "old")
+    assert count.source_tables == ("mimiciv_hosp.admissions",)
+    assert count.category == "score"
+    assert [c.name for c in lib.order()] == ["adults", "old", "admission_count"]
+    assert [c.name for c in lib.order(["old"])] == ["adults", "old"]
+    assert lib.dependents("adults") == ["admission_count", "old"]
+    assert count.query.endswith("GROUP BY a.subject_id")
+    assert lib.get("adults").query.endswith(">= 18")  # trailing semicolon stripped
+
+
+def test_layers_and_dot_follow_the_edges() -> None:
+    edges = {"a": [], "b": ["a"], "c": ["a"], "d": ["b", "c"], "e": []}
+    assert layers(edges) == [["a", "e"], ["b", "c"], ["d"]]
+    dot = to_dot(edges, {"a": "demographics", "d": "score"})
+    assert '"a" -> "b";' in dot and '"c" -> "d";' in dot
+    assert 'label="score"' in dot
+    assert dot.startswith("digraph concepts {")
+
+
+def test_cycle_is_an_error_naming_the_files(tmp_path: Path) -> None:
+    write_concept(tmp_path, "score", "first", "SELECT * FROM mimiciv_derived.second")
+    write_concept(tmp_path, "score", "second", "SELECT * FROM mimiciv_derived.third")
+    write_concept(tmp_path, "score", "third", "SELECT * FROM mimiciv_derived.first")
+    with pytest.raises(M4BenchError) as info:
+        ConceptLibrary.load(root=tmp_path, source_tables=SOURCES)
+    message = str(info.value)
+    assert "cycle" in message
+    for name in ("first", "second", "third"):
+        assert str(tmp_path / "score" / f"{name}.sql") in message
+
+
+def test_topological_order_reports_a_self_loop() -> None:
+    with pytest.raises(M4BenchError, match="x -> x"):
+        topological_order({"x": ["x"]}, {"x": "x.sql"})
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("SELECT * FROM mimiciv_derived.nowhere", "mimiciv_derived.nowhere, which no concept"),
+        ("SELECT * FROM mimiciv_hosp.nosuch", "mimiciv_hosp.nosuch, which is not a table"),
+        ("SELECT * FROM patients", "neither a CTE nor schema-qualified"),
+        ("SELECT 1; SELECT 2", "exactly one SELECT"),
+        ("CREATE TABLE x AS SELECT 1", "exactly one SELECT"),
+        ("SELECT FROM WHERE (", "cannot parse"),
+    ],
+)
+def test_bad_sql_is_an_error_naming_the_file(tmp_path: Path, query: str, expected: str) -> None:
+    path = write_concept(tmp_path, "score", "broken", query)
+    with pytest.raises(M4BenchError) as info:
+        ConceptLibrary.load(root=tmp_path, source_tables=SOURCES)
+    assert str(path) in str(info.value)
+    assert expected in str(info.value)
+
+
+def test_header_is_required(tmp_path: Path) -> None:
+    path = tmp_path / "score" / "bare.sql"
+    path.parent.mkdir()
+    path.write_text("SELECT 1\n")
+    with pytest.raises(M4BenchError, match="first line must be"):
+        ConceptLibrary.load(root=tmp_path, source_tables=SOURCES)
+    path.write_text("-- bare: no grain\nSELECT 1\n")
+    with pytest.raises(M4BenchError, match="Grain"):
+        ConceptLibrary.load(root=tmp_path, source_tables=SOURCES)
+
+
+def test_header_notes_and_deviations_are_parsed(tmp_path: Path) -> None:
+    write_concept(tmp_path, "score", "noted", "SELECT 1 AS x", note="Deviation: fixes a typo")
+    concept = ConceptLibrary.load(root=tmp_path, source_tables=SOURCES).get("noted")
+    assert concept.header.summary == "test concept noted"
+    assert concept.header.grain == "one row per thing"
+    assert concept.header.deviations == ("fixes a typo",)
+
+
+def test_duplicate_names_across_categories_are_an_error(tmp_path: Path) -> None:
+    write_concept(tmp_path, "score", "twice", "SELECT 1 AS x")
+    write_concept(tmp_path, "sepsis", "twice", "SELECT 2 AS x")
+    with pytest.raises(M4BenchError, match="also defined"):
+        ConceptLibrary.load(root=tmp_path, source_tables=SOURCES)
+
+
+def test_materialize_without_dependencies_reads_existing_tables(tmp_path: Path) -> None:
+    lib = ConceptLibrary.load(root=small_library(tmp_path), source_tables=SOURCES)
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA mimiciv_derived")
+    con.execute("CREATE TABLE mimiciv_derived.adults AS SELECT 7 AS subject_id, 70 AS anchor_age")
+    materialize(con, lib, ["old"], with_dependencies=False)
+    assert con.execute("SELECT * FROM mimiciv_derived.old").fetchall() == [(7,)]
+    with pytest.raises(M4BenchError, match=r"admission_count\.sql"):
+        materialize(con, lib, ["admission_count"], with_dependencies=False)
+
+
+# --- builds into a source ---------------------------------------------------------------
+
+
+def make_source(home: Path, patients: list[tuple[int, int]]) -> Source:
+    layout = SourceLayout(DataHome(home).source_dir("tiny"))
+    layout.root.mkdir(parents=True)
+    manifest = SourceManifest(
+        name="tiny", dataset="mimic-iv", dataset_version="3.1", kind="synthetic", public=True
+    )
+    write_patients(layout, manifest, patients)
+    con = duckdb.connect()
+    rows = write_parquet(
+        con,
+        "SELECT 1 AS subject_id, 10 AS hadm_id UNION ALL SELECT 1, 11",
+        layout.table_path("mimiciv_hosp", "admissions"),
+    )
+    record_table(layout, manifest, "mimiciv_hosp.admissions", rows)
+    return Source(layout, manifest)
+
+
+def write_patients(
+    layout: SourceLayout, manifest: SourceManifest, patients: list[tuple[int, int]]
+) -> None:
+    values = ", ".join(f"({s}, {a})" for s, a in patients)
+    con = duckdb.connect()
+    rows = write_parquet(
+        con,
+        f"SELECT * FROM (VALUES {values}) AS t(subject_id, anchor_age)",
+        layout.table_path("mimiciv_hosp", "patients"),
+    )
+    record_table(layout, manifest, "mimiciv_hosp.patients", rows)
+
+
+def run_build(source: Source, lib: ConceptLibrary, only: list[str] | None = None) -> dict[str, str]:
+    events: list[BuildEvent] = []
+    build_concepts(source, only=only, jobs=2, progress=False, library=lib, on_event=events.append)
+    return {event.name: event.action for event in events}
+
+
+def test_build_writes_parquet_manifest_and_catalog(tmp_path: Path) -> None:
+    lib = ConceptLibrary.load(root=small_library(tmp_path / "lib"), source_tables=SOURCES)
+    source = make_source(tmp_path / "home", [(1, 70), (2, 30), (3, 10)])
+    assert run_build(source, lib) == dict.fromkeys(["adults", "old", "admission_count"], "built")
+    manifest = read_build_manifest(source)
+    assert manifest is not None
+    assert {n: e.rows for n, e in manifest.concepts.items()} == {
+        "adults": 2,
+        "old": 1,
+        "admission_count": 2,
+    }
+    assert manifest.concepts["admission_count"].inputs.keys() == {
+        "mimiciv_hosp.admissions",
+        "mimiciv_derived.adults",
+        "mimiciv_derived.old",
+    }
+    assert [q for q, _ in derived_tables(source)] == [
+        "mimiciv_derived.admission_count",
+        "mimiciv_derived.adults",
+        "mimiciv_derived.old",
+    ]
+    with source.connect() as con:
+        result = con.execute("SELECT * FROM mimiciv_derived.admission_count ORDER BY 1").fetchall()
+    assert result == [(1, 2), (2, 0)]
+
+
+def test_build_only_builds_the_named_concept_and_its_inputs(tmp_path: Path) -> None:
+    lib = ConceptLibrary.load(root=small_library(tmp_path / "lib"), source_tables=SOURCES)
+    source = make_source(tmp_path / "home", [(1, 70)])
+    assert run_build(source, lib, only=["old"]) == {"adults": "built", "old": "built"}
+    assert run_build(source, lib) == {
+        "adults": "up-to-date",
+        "old": "up-to-date",
+        "admission_count": "built",
+    }
+
+
+def test_rebuild_happens_only_when_sql_or_inputs_change(tmp_path: Path) -> None:
+    root = small_library(tmp_path / "lib")
+    source = make_source(tmp_path / "home", [(1, 70), (2, 30)])
+    lib = ConceptLibrary.load(root=root, source_tables=SOURCES)
+    run_build(source, lib)
+    assert set(run_build(source, lib).values()) == {"up-to-date"}
+
+    # Same output, different SQL text: the concept reruns, its readers see an equal hash.
+    write_concept(
+        root,
+        "demographics",
+        "old",
+        "SELECT subject_id FROM mimiciv_derived.adults WHERE anchor_age >= 65",
+        note="reworded",
+    )
+    lib = ConceptLibrary.load(root=root, source_tables=SOURCES)
+    assert run_build(source, lib) == {
+        "adults": "up-to-date",
+        "old": "built",
+        "admission_count": "up-to-date",
+    }
+
+    # A changed source table reaches every concept downstream of it.
+    write_patients(source.layout, source.manifest, [(1, 70), (2, 30), (4, 90)])
+    assert run_build(source, lib) == dict.fromkeys(["adults", "old", "admission_count"], "built")
+
+    # A deleted output file is rebuilt; its readers are not, since its content is the same.
+    (source.layout.table_path("mimiciv_derived", "adults")).unlink()
+    assert run_build(source, lib) == {
+        "adults": "built",
+        "old": "up-to-date",
+        "admission_count": "up-to-date",
+    }
+
+
+def test_failed_concept_leaves_finished_tables_and_manifest_intact(tmp_path: Path) -> None:
+    root = small_library(tmp_path / "lib")
+    source = make_source(tmp_path / "home", [(1, 70), (2, 30)])
+    run_build(source, ConceptLibrary.load(root=root, source_tables=SOURCES))
+    old_file = source.layout.table_path("mimiciv_derived", "old")
+    before = old_file.read_bytes()
+
+    write_concept(
+        root,
+        "demographics",
+        "old",
+        "SELECT CAST('not a number' AS INTEGER) AS subject_id FROM mimiciv_derived.adults",
+    )
+    lib = ConceptLibrary.load(root=root, source_tables=SOURCES)
+    with pytest.raises(M4BenchError) as info:
+        run_build(source, lib)
+    assert str(root / "demographics" / "old.sql") in str(info.value)
+    assert old_file.read_bytes() == before  # the previous good output is untouched
+    leftovers = [p.name for p in old_file.parent.iterdir() if p.name.endswith(".tmp")]
+    assert leftovers == []
+    manifest = read_build_manifest(source)
+    assert manifest is not None and set(manifest.concepts) == {"adults", "old", "admission_count"}
+    with source.connect() as con:  # the catalog still serves every built table
+        assert con.execute("SELECT COUNT(*) FROM mimiciv_derived.old").fetchone() == (1,)
+
+
+def test_the_shipped_library_is_valid_and_builds_on_empty_tables(
+    concept_library: ConceptLibrary, mimic_con: duckdb.DuckDBPyConnection
+) -> None:
+    assert len(concept_library.names) >= 40
+    for concept in concept_library.concepts.values():
+        assert concept.category in CATEGORIES, concept.path
+        assert concept.header.summary and concept.header.grain, concept.path
+    materialize(mimic_con, concept_library)
+    built = mimic_con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'mimiciv_derived'"
+    ).fetchall()
+    assert {name for (name,) in built} == set(concept_library.names)
