@@ -71,7 +71,7 @@ def matched_controls_table(cells: CellTable, settings: AnalysisSettings) -> Tabl
         f"{settings.baseline} on the tasks where each control ran, after averaging models "
         "within task; 95% task-bootstrap intervals.",
         columns=[
-            "Control",
+            "Condition",
             "Tasks",
             "Baseline",
             "Targeted",

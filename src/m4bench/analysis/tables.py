@@ -8,7 +8,7 @@ import io
 import math
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from m4bench.fileio import atomic_write_text
 
@@ -39,6 +39,15 @@ class Table(BaseModel):
     columns: list[str]
     rows: list[list[Value]]
     digits: int = 3
+
+    @model_validator(mode="after")
+    def _check_shape(self) -> Table:
+        if len(set(self.columns)) != len(self.columns):
+            raise ValueError(f"table {self.name}: duplicate column names {self.columns}")
+        for row in self.rows:
+            if len(row) != len(self.columns):
+                raise ValueError(f"table {self.name}: row {row} does not match the columns")
+        return self
 
     def column(self, name: str) -> list[Value]:
         index = self.columns.index(name)
