@@ -311,3 +311,34 @@ def test_the_shipped_library_is_valid_and_builds_on_empty_tables(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'mimiciv_derived'"
     ).fetchall()
     assert {name for (name,) in built} == set(concept_library.names)
+
+
+def test_docs_list_every_concept_with_columns_and_deviations(tmp_path: Path) -> None:
+    from m4bench.concepts.docs import render
+
+    write_concept(tmp_path, "score", "noted", "SELECT 1 AS x", note="Deviation: fixes a typo")
+    write_concept(tmp_path, "demographics", "plain", "SELECT subject_id FROM mimiciv_hosp.patients")
+    lib = ConceptLibrary.load(root=tmp_path, source_tables=SOURCES)
+    page = render(lib, {"plain": [("subject_id", "INTEGER")]})
+    assert page.index("## demographics") < page.index("## score")  # fixed category order
+    assert "- `noted`: fixes a typo" in page
+    assert "- Columns: `subject_id` INTEGER" in page
+    assert "- Inputs: `mimiciv_hosp.patients`" in page
+
+
+def test_cli_lists_and_graphs_the_shipped_library(concept_library: ConceptLibrary) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from m4bench.cli import app
+
+    runner = CliRunner()
+    listed = runner.invoke(app, ["concepts", "list", "--json"])
+    assert listed.exit_code == 0, listed.output
+    names = [record["name"] for record in json.loads(listed.output)]
+    assert sorted(names) == concept_library.names
+    assert names.index("icustay_times") < names.index("icustay_hourly")
+    dot = runner.invoke(app, ["concepts", "graph", "--dot"])
+    assert dot.exit_code == 0
+    assert '"vitalsign" -> "first_day_vitalsign";' in dot.output

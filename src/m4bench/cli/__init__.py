@@ -12,6 +12,7 @@ from rich.console import Console
 
 from m4bench import __version__
 from m4bench.cli import analyze as analyze_cli
+from m4bench.cli import concepts as concepts_cli
 from m4bench.cli import data as data_cli
 from m4bench.errors import M4BenchError
 
@@ -22,6 +23,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(data_cli.app, name="data")
+app.add_typer(concepts_cli.app, name="concepts")
 app.command("analyze")(analyze_cli.analyze_command)
 
 
