@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from m4bench.errors import M4BenchError
 from m4bench.tasks.evaluation import EvaluationSpec
 
-CARD_FORMAT_VERSION = 1
+CARD_FORMAT_VERSION: Literal[1] = 1
 CARD_FILE = "task.toml"
 
 Difficulty = Literal["easy", "medium", "hard", "expert"]

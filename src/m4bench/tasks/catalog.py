@@ -17,6 +17,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from m4bench.concepts.library import ConceptLibrary
 from m4bench.errors import M4BenchError
 from m4bench.tasks.card import CARD_FILE, DERIVED_SCHEMA, TaskCard, load_card
 from m4bench.tasks.reference import derived_tables_read
@@ -184,10 +185,14 @@ class Task:
     @cached_property
     def dependency_depth(self) -> int:
         """Longest chain of concepts under the task: 1 when it reads only source tables."""
-        return 1 + max((concept_depth(n, self.concept_graph) for n in self.direct_dependencies), default=0)
+        return 1 + max(
+            (concept_depth(n, self.concept_graph) for n in self.direct_dependencies), default=0
+        )
 
 
-def concept_depth(name: str, graph: Mapping[str, frozenset[str]], _path: frozenset[str] = frozenset()) -> int:
+def concept_depth(
+    name: str, graph: Mapping[str, frozenset[str]], _path: frozenset[str] = frozenset()
+) -> int:
     """1 for a concept that reads only source tables, else 1 + its deepest dependency."""
     if name in _path:
         raise M4BenchError(f"concept dependency cycle through {name!r}")
@@ -235,7 +240,10 @@ def load_catalog(root: Path | None = None) -> Catalog:
     """Load every task; a malformed card stops the load with its file and field named."""
     base = root or CATALOG_ROOT
     graph = load_concept_graph()
-    tasks = [Task(card=load_card(path / CARD_FILE), dir=path, concept_graph=graph) for path in task_dirs(base)]
+    tasks = [
+        Task(card=load_card(path / CARD_FILE), dir=path, concept_graph=graph)
+        for path in task_dirs(base)
+    ]
     tasks.sort(key=lambda task: task.name)
     names = [task.name for task in tasks]
     duplicates = sorted({name for name in names if names.count(name) > 1})
@@ -244,28 +252,18 @@ def load_catalog(root: Path | None = None) -> Catalog:
     return Catalog(root=base, tasks=tuple(tasks))
 
 
-def load_concept_graph() -> dict[str, frozenset[str]]:
-    """``{concept: concepts it reads}`` from the concept library's SQL files, if installed.
+def load_concept_graph(dataset: str = "mimic-iv") -> dict[str, frozenset[str]]:
+    """``{concept: concepts it reads}`` from the concept library.
 
-    Each concept is one ``.sql`` file named after its table; its dependencies are the
-    derived-schema tables its SQL reads. Without the library the graph is empty and
-    tasks show only their direct dependencies.
+    A library that does not load (a concept under construction) yields an empty graph:
+    tasks then show only their direct dependencies, and ``m4bench tasks lint`` reports
+    the library error.
     """
     try:
-        import m4bench.concepts as concepts_pkg
-    except ImportError:
+        library = ConceptLibrary.load(dataset)
+    except M4BenchError:
         return {}
-    roots = [Path(p) / "sql" for p in getattr(concepts_pkg, "__path__", [])]
-    graph: dict[str, frozenset[str]] = {}
-    for sql_root in roots:
-        for path in sorted(sql_root.rglob("*.sql")) if sql_root.is_dir() else []:
-            text = path.read_text(encoding="utf-8")
-            try:
-                deps = derived_tables_read(text, "mimiciv_derived", str(path))
-            except M4BenchError:
-                continue
-            graph[path.stem] = frozenset(deps - {path.stem})
-    return graph
+    return {name: frozenset(deps) for name, deps in library.edges().items()}
 
 
 def _read(path: Path) -> str:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from m4bench.tasks.catalog import Task
 
 
-def _parse(sql: str, origin: str) -> exp.Expression:
+def _parse(sql: str, origin: str) -> exp.Expr:
     try:
         statements = [s for s in sqlglot.parse(sql, read="duckdb") if s is not None]
     except sqlglot.errors.ParseError as exc:
