@@ -1,0 +1,94 @@
+"""Estimands on synthetic campaigns whose effects are known by construction."""
+
+from __future__ import annotations
+
+import pytest
+
+from m4bench.analysis import AnalysisResult, AnalysisSettings, RunRow, analyze_runs
+from m4bench.analysis.load_results import result_to_run
+from m4bench.analysis.taskmeta import builtin_meta, resolve_task_meta
+from analysis_campaign import TASKS, grid
+
+SETTINGS = AnalysisSettings(reps=500, permutation_reps=500)
+EFFECT = sum(TASKS.values()) / len(TASKS)
+
+
+def _runs(records: list[dict[str, object]]) -> list[RunRow]:
+    return [result_to_run(item, str(i)) for i, item in enumerate(records)]
+
+
+@pytest.fixture(scope="module")
+def full() -> AnalysisResult:
+    records = grid(
+        ("no-skill", "with-skill", "decoy", "operational-spec"), ("native", "obfuscated")
+    )
+    return analyze_runs(_runs(records), SETTINGS, "synthetic")
+
+
+def test_task_balanced_delta_and_levels(full: AnalysisResult) -> None:
+    balanced = next(e for e in full.headline if e.metric == "reward" and e.scope == "task-balanced")
+    assert balanced.delta == pytest.approx(EFFECT)
+    assert balanced.baseline == pytest.approx(0.55)  # models at 0.5 and 0.6, noise cancels
+    assert balanced.treatment == pytest.approx(0.55 + EFFECT)
+    assert (balanced.improved, balanced.total) == (4, 5)
+    assert balanced.ci_low <= EFFECT <= balanced.ci_high
+
+
+def test_per_model_rows_use_their_own_cells(full: AnalysisResult) -> None:
+    model_b = next(e for e in full.headline if e.metric == "reward" and e.scope == "model-b")
+    assert model_b.baseline == pytest.approx(0.6)
+    assert model_b.delta == pytest.approx(EFFECT)
+
+
+def test_decoy_control_matches_baseline(full: AnalysisResult) -> None:
+    table = full.table("matched_controls")
+    row = dict(zip(table.columns, table.rows[0], strict=True))
+    assert row["Condition"] == "decoy" and row["Tasks"] == 5
+    assert row["Control-baseline"] == pytest.approx(0.0)
+    assert row["Control-targeted"] == pytest.approx(-EFFECT)
+
+
+def test_operational_spec_comparisons(full: AnalysisResult) -> None:
+    rows = {r[0]: r for r in full.table("operational_spec").rows}
+    assert rows["operational-spec vs no-skill"][4] == pytest.approx(0.8 * EFFECT)
+    assert rows["with-skill vs operational-spec"][4] == pytest.approx(0.2 * EFFECT)
+
+
+def test_schema_robustness_ratio(full: AnalysisResult) -> None:
+    table = full.table("schema_robustness")
+    ratios = {(r[0], r[1]): r[-1] for r in table.rows}
+    assert ratios[("model-a", "native")] == pytest.approx(1.0)
+    assert ratios[("model-a", "obfuscated")] == pytest.approx(0.5)
+
+
+def test_mode_and_group_splits(full: AnalysisResult) -> None:
+    mode = {(r[0], r[1]): r for r in full.table("by_mode").rows}
+    assert mode[("task-balanced", "standard")][3] == pytest.approx((0.10 - 0.05) / 2)
+    assert mode[("task-balanced", "raw")][2] == 3  # two -raw tasks and eicu-gcs
+    groups = full.table("by_group")
+    families = {r[1] for r in groups.rows if r[0] == "family"}
+    assert families == {"sofa", "kdigo", "meld", "gcs"}
+
+
+def test_resources_and_strict_passes(full: AnalysisResult) -> None:
+    resources = {r[0]: r for r in full.table("resources").rows}
+    assert resources["no-skill"][3] == pytest.approx(120.0)  # mean of 110, 120, 130 s
+    assert resources["with-skill"][4] == pytest.approx(2000.0)  # mean input tokens
+    strict = full.table("strict_passes").rows[-1]
+    assert strict[0] == "all" and 0 < int(str(strict[3])) < int(str(strict[2]))
+
+
+def test_builtin_task_metadata() -> None:
+    sepsis = builtin_meta("mimic-sepsis3-raw")
+    assert (sepsis.family, sepsis.mode, sepsis.database, sepsis.depth) == (
+        "sepsis3",
+        "raw",
+        "mimic-iv",
+        4,
+    )
+    eicu = builtin_meta("eicu-oasis")
+    assert (eicu.mode, eicu.database, eicu.depth) == ("raw", "eicu", 1)
+    novel = builtin_meta("mimic-new-thing-24h-raw")
+    assert (novel.family, novel.mode, novel.depth) == ("new-thing", "raw", None)
+    meta = resolve_task_meta(["mimic-kdigo-48h"], use_catalog=False)
+    assert meta["mimic-kdigo-48h"].family == "kdigo"

@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from m4bench.analysis import AnalysisSettings, analyze_runs, load_source
+from m4bench.analysis.load_csv import load_runs_csv
+from m4bench.analysis.load_results import load_results_dir
+from m4bench.errors import M4BenchError
+from analysis_campaign import grid, record, write_results_dir, write_runs_csv
+
+
+def test_results_dir_records_map_into_run_rows(tmp_path: Path) -> None:
+    runs = load_results_dir(write_results_dir(tmp_path, grid()))
+    assert len(runs) == 5 * 2 * 2 * 3
+    first = next(r for r in runs if r.run_id == "eicu-gcs_no-skill_native_model-a_t1")
+    assert first.reward == pytest.approx(0.48)
+    assert first.key_recall == pytest.approx(1.0)  # (125 unique - 25 extra) / 100 rows
+    assert first.key_f1 == pytest.approx(2 * 0.8 * 1.0 / 1.8)
+    assert first.elapsed_seconds == 110.0 and first.input_tokens == 1000
+    assert first.filesystem_canary is True and first.strict_pass is False
+
+
+def test_unpublishable_runs_are_excluded_and_counted(tmp_path: Path) -> None:
+    records = grid()
+    bad = record("mimic-sofa-24h", "with-skill", "native", "model-a", 3)
+    bad.update(publishable=False, run_id="unpublished-run")
+    bad["test_results"]["reward"] = 0.0
+    runs = load_results_dir(write_results_dir(tmp_path, [*records, bad]))
+    result = analyze_runs(runs, AnalysisSettings(reps=200, permutation_reps=200), "test")
+    counts = dict(result.integrity)
+    assert counts["Runs loaded"] == 61 and counts["Runs analysed"] == 60
+    assert counts["Unpublishable runs excluded"] == 1
+    assert counts["Publishable flag failures"] == 1
+    # the unpublishable zero reward does not pull the sofa delta down
+    sofa = next(d for d in result.task_deltas if d.task == "mimic-sofa-24h")
+    assert sofa.delta == pytest.approx(0.10)
+
+
+def test_damaged_result_record_names_the_file(tmp_path: Path) -> None:
+    write_results_dir(tmp_path, grid()[:2])
+    broken = tmp_path / "broken-run" / "result.json"
+    broken.parent.mkdir()
+    broken.write_text("{not json", encoding="utf-8")
+    with pytest.raises(M4BenchError, match="broken-run/result.json"):
+        load_results_dir(tmp_path)
+
+
+def test_record_missing_a_field_names_the_field(tmp_path: Path) -> None:
+    item = grid()[0]
+    del item["task"]
+    write_results_dir(tmp_path, [item])
+    with pytest.raises(M4BenchError, match="field 'task'"):
+        load_results_dir(tmp_path)
+
+
+def test_csv_and_results_dir_give_the_same_rewards(tmp_path: Path) -> None:
+    records = grid()
+    from_csv = load_runs_csv(write_runs_csv(tmp_path / "runs.csv", records))
+    from_dir = load_results_dir(write_results_dir(tmp_path / "results", records))
+    assert sorted((r.run_id, r.reward) for r in from_csv) == sorted(
+        (r.run_id, r.reward) for r in from_dir
+    )
+
+
+def test_csv_bad_value_names_row_and_column(tmp_path: Path) -> None:
+    path = write_runs_csv(tmp_path / "runs.csv", grid()[:3])
+    lines = path.read_text(encoding="utf-8").splitlines()
+    cells = lines[2].split(",")
+    cells[5] = "abc"
+    lines[2] = ",".join(cells)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(M4BenchError, match=r"row 3, column 'reward'"):
+        load_runs_csv(path)
+
+
+def test_csv_missing_column_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "runs.csv"
+    path.write_text("task,condition,model,trial\nt,c,m,1\n", encoding="utf-8")
+    with pytest.raises(M4BenchError, match="missing column.*reward"):
+        load_runs_csv(path)
+
+
+def test_unknown_source_says_what_to_pass(tmp_path: Path) -> None:
+    with pytest.raises(M4BenchError, match="no such runs CSV or results directory"):
+        load_source(tmp_path / "missing.csv")
+
+
+def test_shipped_release_loads_760_runs() -> None:
+    runs, label = load_source("paper-release-v1")
+    assert label == "paper-release-v1" and len(runs) == 760
+    assert {r.condition for r in runs} == {
+        "no-skill",
+        "with-skill",
+        "with-skill-decoy",
+        "with-skill-rawsql",
+    }
+    assert json.loads(runs[0].model_dump_json())["schema_name"] == "native"
