@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from analysis_campaign import TASKS, grid
 
 from m4bench.analysis import AnalysisResult, AnalysisSettings, RunRow, analyze_runs
 from m4bench.analysis.load_results import result_to_run
 from m4bench.analysis.taskmeta import builtin_meta, resolve_task_meta
-from analysis_campaign import TASKS, grid
 
 SETTINGS = AnalysisSettings(reps=500, permutation_reps=500)
 EFFECT = sum(TASKS.values()) / len(TASKS)

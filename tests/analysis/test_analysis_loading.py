@@ -4,12 +4,12 @@ import json
 from pathlib import Path
 
 import pytest
+from analysis_campaign import grid, record, write_results_dir, write_runs_csv
 
 from m4bench.analysis import AnalysisSettings, analyze_runs, load_source
 from m4bench.analysis.load_csv import load_runs_csv
 from m4bench.analysis.load_results import load_results_dir
 from m4bench.errors import M4BenchError
-from analysis_campaign import grid, record, write_results_dir, write_runs_csv
 
 
 def test_results_dir_records_map_into_run_rows(tmp_path: Path) -> None:
@@ -44,7 +44,7 @@ def test_damaged_result_record_names_the_file(tmp_path: Path) -> None:
     broken = tmp_path / "broken-run" / "result.json"
     broken.parent.mkdir()
     broken.write_text("{not json", encoding="utf-8")
-    with pytest.raises(M4BenchError, match="broken-run/result.json"):
+    with pytest.raises(M4BenchError, match=r"broken-run/result\.json"):
         load_results_dir(tmp_path)
 
 
@@ -79,7 +79,7 @@ def test_csv_bad_value_names_row_and_column(tmp_path: Path) -> None:
 def test_csv_missing_column_is_named(tmp_path: Path) -> None:
     path = tmp_path / "runs.csv"
     path.write_text("task,condition,model,trial\nt,c,m,1\n", encoding="utf-8")
-    with pytest.raises(M4BenchError, match="missing column.*reward"):
+    with pytest.raises(M4BenchError, match=r"missing column.*reward"):
         load_runs_csv(path)
 
 
