@@ -56,14 +56,19 @@ def explain_csv_error(path: Path, exc: duckdb.Error) -> M4BenchError:
 
 
 def _first_cause(text: str) -> str:
-    keep: list[str] = []
+    """The cause lines of a DuckDB CSV error, the offending line last."""
+    cause: list[str] = []
+    original: list[str] = []
     for raw in text.splitlines():
-        line = raw.strip()
+        line = _ERROR_PREFIX.sub("", raw.strip())
         if not line or line.startswith(("Possible", "*", "file =")):
-            if keep:
+            if cause or original:
                 break
             continue
-        if "auto-detected" in line.lower() or line.startswith("CSV Error on Line"):
+        if "auto-detected" in line.lower():
             continue
-        keep.append(line)
-    return "; ".join(keep)[:500] or text[:500]
+        (original if line.startswith("Original Line") else cause).append(line)
+    return "; ".join(cause + original)[:500] or text[:500]
+
+
+_ERROR_PREFIX = re.compile(r"^(?:[A-Za-z ]+Error: )?(?:CSV Error on Line: \d+\s*)?")

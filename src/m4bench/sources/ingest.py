@@ -165,7 +165,9 @@ def _copy_to_parquet(
 ) -> tuple[int, str]:
     """Stream ``query`` into ``target`` while the input is hashed (and gzip-checked)."""
     con = duckdb.connect()
-    options = f"(FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE {ROW_GROUP_SIZE})"
+    options = (
+        f"(FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE {ROW_GROUP_SIZE}, USE_TMP_FILE false)"
+    )
     try:
         with ThreadPoolExecutor(max_workers=2) as pool, atomic_path(target) as tmp:
             digest = digest_in_background(pool, source_input.path, source_input.gzipped)
