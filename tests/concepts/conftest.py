@@ -10,21 +10,20 @@ Typical use::
 
 Rows are plain dicts; columns not given are NULL. Timestamps may be given as
 ``'YYYY-MM-DD HH:MM:SS'`` strings or ``datetime`` values; ``rows`` returns ``datetime``.
+Row builders (``stay``, ``at``) live in ``concept_rows`` (``from concept_rows import at``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from datetime import datetime, timedelta
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import duckdb
 import pytest
+from concept_rows import Row, fetch_rows, insert_rows
 
 from m4bench.concepts.library import ConceptLibrary
 from m4bench.concepts.materialize import materialize
-
-Row = Mapping[str, Any]
 
 
 @pytest.fixture(scope="session")
@@ -43,25 +42,6 @@ def mimic_con() -> Iterator[duckdb.DuckDBPyConnection]:
         yield con
     finally:
         con.close()
-
-
-def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Row]) -> None:
-    """INSERT dict rows into a qualified table (missing columns are NULL)."""
-    for row in rows:
-        columns = ", ".join(f'"{c}"' for c in row)
-        marks = ", ".join("?" for _ in row)
-        con.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(row.values()))
-
-
-def fetch_rows(
-    con: duckdb.DuckDBPyConnection, table: str, order_by: str | None = None
-) -> list[dict[str, Any]]:
-    """All rows of a table (``mimiciv_derived.`` implied for bare names) as dicts."""
-    qualified = table if "." in table else f"mimiciv_derived.{table}"
-    order = f" ORDER BY {order_by}" if order_by else " ORDER BY ALL"
-    cursor = con.execute(f"SELECT * FROM {qualified}{order}")
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
 
 
 @pytest.fixture
@@ -92,31 +72,3 @@ def rows(mimic_con: duckdb.DuckDBPyConnection) -> Callable[..., list[dict[str, A
         return fetch_rows(mimic_con, table, order_by)
 
     return _rows
-
-
-T0 = datetime(2150, 1, 1, 8, 0, 0)
-
-
-def at(hours: float = 0.0, base: datetime = T0) -> datetime:
-    """A timestamp ``hours`` after the tests' common reference time (2150-01-01 08:00)."""
-    return base + timedelta(hours=hours)
-
-
-def stay(
-    subject_id: int = 1,
-    hadm_id: int = 10,
-    stay_id: int = 100,
-    intime: datetime = T0,
-    los_hours: float = 72.0,
-) -> dict[str, Any]:
-    """An icustays row starting at ``intime``."""
-    return {
-        "subject_id": subject_id,
-        "hadm_id": hadm_id,
-        "stay_id": stay_id,
-        "first_careunit": "Medical Intensive Care Unit (MICU)",
-        "last_careunit": "Medical Intensive Care Unit (MICU)",
-        "intime": intime,
-        "outtime": intime + timedelta(hours=los_hours),
-        "los": los_hours / 24,
-    }
