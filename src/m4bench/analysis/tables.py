@@ -87,7 +87,7 @@ def to_markdown(table: Table) -> str:
         return format_value(value, table.digits).replace("|", "\\|")
 
     lines = [f"### {table.title}", "", table.caption, ""]
-    lines.append("| " + " | ".join(table.columns) + " |")
+    lines.append("| " + " | ".join(column.replace("|", "\\|") for column in table.columns) + " |")
     lines.append("|" + "|".join("---" for _ in table.columns) + "|")
     lines.extend("| " + " | ".join(cell(value) for value in row) + " |" for row in table.rows)
     return "\n".join(lines) + "\n"

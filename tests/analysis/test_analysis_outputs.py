@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from analysis_campaign import grid, write_runs_csv
+from typer.testing import CliRunner
+
+from m4bench.analysis import AnalysisSettings, analyze
+from m4bench.analysis.tables import Table, to_latex, to_markdown
+from m4bench.cli import app
+
+FAST = ["--reps", "300", "--permutation-reps", "300"]
+
+
+@pytest.fixture(scope="module")
+def paper_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("paper")
+    analyze("paper-release-v1", out, AnalysisSettings(reps=1_000, permutation_reps=1_000))
+    return out
+
+
+def test_every_table_in_three_formats_and_every_figure_in_two(paper_out: Path) -> None:
+    names = {path.stem for path in (paper_out / "tables").iterdir()}
+    assert {
+        "headline",
+        "by_mode",
+        "cluster_sensitivity",
+        "largest_gains",
+        "largest_declines",
+        "secondary_by_task",
+        "key_diagnostics",
+        "matched_controls",
+        "schema_robustness",
+        "strict_passes",
+        "resources",
+        "per_task",
+        "cells",
+        "integrity",
+        "by_group",
+    } <= names
+    for name in names:
+        for suffix in ("csv", "md", "tex"):
+            assert (paper_out / "tables" / f"{name}.{suffix}").stat().st_size > 0
+    for figure in ("forest_task_deltas", "schema_slope", "task_condition_heatmap"):
+        assert (paper_out / "figures" / f"{figure}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert b"<svg" in (paper_out / "figures" / f"{figure}.svg").read_bytes()[:2000]
+
+
+def test_report_is_self_contained(paper_out: Path) -> None:
+    page = (paper_out / "report.html").read_text(encoding="utf-8")
+    assert page.count('src="data:image/png;base64,') == 3
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    assert "0.703 → 0.839" in page  # a headline sentence computed from the data
+    assert page.count('<details class="task"') == 28
+
+
+def test_outputs_are_byte_identical_across_runs(paper_out: Path, tmp_path: Path) -> None:
+    analyze("paper-release-v1", tmp_path, AnalysisSettings(reps=1_000, permutation_reps=1_000))
+    first = sorted(p.relative_to(paper_out) for p in paper_out.rglob("*") if p.is_file())
+    second = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    assert first == second
+    for rel in first:
+        assert (paper_out / rel).read_bytes() == (tmp_path / rel).read_bytes(), rel
+
+
+def test_cli_json_prints_headline_estimands(tmp_path: Path) -> None:
+    csv_path = write_runs_csv(tmp_path / "runs.csv", grid())
+    result = CliRunner().invoke(
+        app, ["analyze", str(csv_path), "--out", str(tmp_path / "out"), "--json", *FAST]
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    rows = {(e["metric"], e["scope"]): e for e in document["headline"]}
+    balanced = rows[("reward", "task-balanced")]
+    assert balanced["delta"] == pytest.approx(0.12)
+    assert (balanced["improved"], balanced["total"]) == (4, 5)
+    assert {"baseline", "treatment", "ci_low", "ci_high"} <= balanced.keys()
+    assert ("reward", "model-a") in rows and ("reward", "model-b") in rows
+    assert (tmp_path / "out" / "report.html").exists()
+
+
+def test_cli_bad_source_exits_2_with_a_hint(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "m4bench",
+            "analyze",
+            str(tmp_path / "nope.csv"),
+            "--out",
+            str(tmp_path / "out"),
+            *FAST,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "nope.csv" in done.stderr and "hint" in done.stderr
+
+
+def test_writers_escape_their_syntax() -> None:
+    table = Table(
+        name="t",
+        title="T",
+        caption="100% of a_b",
+        columns=["a_b", "x|y"],
+        rows=[["p_q & r", 0.12345], [None, 3]],
+    )
+    latex = to_latex(table)
+    assert r"p\_q \& r & 0.123 \\" in latex and r"100\% of a\_b" in latex
+    markdown = to_markdown(table)
+    assert "| a_b | x\\|y |" in markdown and "| – | 3 |" in markdown
