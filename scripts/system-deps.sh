@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages m4bench needs when they are missing:
 #   bubblewrap  the default agent sandbox
+#   chromium    headless rendering check of the analysis report (tests)
 # Runs apt-get only as root; otherwise says what to install.
 set -euo pipefail
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 if [ ${#missing[@]} -eq 0 ]; then
     exit 0
 fi
