@@ -14,6 +14,7 @@ from m4bench import __version__
 from m4bench.cli import analyze as analyze_cli
 from m4bench.cli import concepts as concepts_cli
 from m4bench.cli import data as data_cli
+from m4bench.cli import tasks as tasks_cli
 from m4bench.errors import M4BenchError
 
 app = typer.Typer(
@@ -23,6 +24,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(data_cli.app, name="data")
+app.add_typer(tasks_cli.app, name="tasks")
+app.command("reference")(tasks_cli.reference_command)
 app.add_typer(concepts_cli.app, name="concepts")
 app.command("analyze")(analyze_cli.analyze_command)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -10,6 +11,7 @@ import sqlglot
 from sqlglot import exp
 
 from m4bench.errors import M4BenchError
+from m4bench.fileio import atomic_path
 
 if TYPE_CHECKING:
     from m4bench.tasks.catalog import Task
@@ -92,3 +94,17 @@ def run_reference(task: Task, con: duckdb.DuckDBPyConnection) -> pa.Table:
     except duckdb.Error as exc:
         raise M4BenchError(f"{task.reference_path}: the reference failed: {exc}") from exc
     return table
+
+
+def write_reference(table: pa.Table, target: Path) -> None:
+    """Write a reference result atomically: ``.parquet`` as Parquet, anything else as CSV
+    (header row, ``YYYY-MM-DD HH:MM:SS`` timestamps, NULL as an empty cell)."""
+    con = duckdb.connect()
+    try:
+        con.register("reference_rows", table)
+        fmt = "(FORMAT PARQUET)" if target.suffix == ".parquet" else "(FORMAT CSV, HEADER)"
+        with atomic_path(target) as tmp:
+            escaped = str(tmp).replace("'", "''")
+            con.execute(f"COPY reference_rows TO '{escaped}' {fmt}")
+    finally:
+        con.close()

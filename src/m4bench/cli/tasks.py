@@ -1,0 +1,176 @@
+"""``m4bench tasks`` (list, show, lint) and ``m4bench reference``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from m4bench.cli.common import HomeOption, resolve_home
+from m4bench.errors import M4BenchError
+from m4bench.home import DataHome
+from m4bench.sources.layout import list_source_names, load_source
+from m4bench.tasks.catalog import Task, load_catalog
+from m4bench.tasks.lint import lint_catalog
+from m4bench.tasks.reference import run_reference, write_reference
+
+app = typer.Typer(help="List, inspect and lint the task catalog.", no_args_is_help=True)
+
+
+def task_summary(task: Task) -> dict[str, Any]:
+    """What ``tasks list --json`` prints for one task."""
+    card = task.card
+    return {
+        "name": task.name,
+        "family": task.family,
+        "database": card.dataset,
+        "mode": card.mode,
+        "difficulty": card.metadata.difficulty,
+        "key_columns": card.evaluation.key_columns,
+        "scored_columns": card.evaluation.scored_columns,
+        "skills": list(task.skill_paths),
+        "decoy_skill": card.controls.decoy_skill,
+        "sentinel": card.controls.sentinel,
+        "depends_on": task.depends_on,
+        "dependency_depth": task.dependency_depth,
+    }
+
+
+@app.command("list")
+def list_tasks(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """List every task with its family, mode and dependency depth."""
+    catalog = load_catalog()
+    if as_json:
+        typer.echo(json.dumps([task_summary(t) for t in catalog.tasks], indent=2))
+        return
+    table = Table("task", "family", "db", "mode", "difficulty", "depth", "skills", "sentinel")
+    table.columns[0].no_wrap = True
+    for task in catalog.tasks:
+        card = task.card
+        table.add_row(
+            task.name,
+            task.family,
+            card.dataset,
+            card.mode,
+            card.metadata.difficulty,
+            str(task.dependency_depth),
+            ", ".join(task.skill_paths),
+            "yes" if card.controls.sentinel else "",
+        )
+    Console().print(table)
+
+
+@app.command("show")
+def show_task(name: Annotated[str, typer.Argument(help="Task name.")]) -> None:
+    """Show one task: card, dependencies, files and instruction."""
+    task = load_catalog().task(name)
+    card, spec = task.card, task.card.evaluation
+    console = Console()
+    console.print(f"[bold]{task.name}[/] ({task.family}, {card.dataset}, {card.mode})")
+    console.print(card.metadata.description, highlight=False)
+    rows = [
+        ("folder", str(task.dir)),
+        ("reference", str(task.reference_path)),
+        ("reads (direct)", ", ".join(task.direct_dependencies) or "source tables only"),
+        ("depends_on", ", ".join(task.depends_on) or "-"),
+        ("dependency depth", str(task.dependency_depth)),
+        ("drop_tables", ", ".join(card.database.drop_tables) or "-"),
+        ("keys", ", ".join(spec.key_columns)),
+        ("scored", ", ".join(spec.scored_columns)),
+        (
+            "thresholds",
+            f"coverage {spec.row_coverage_threshold}, accuracy {spec.accuracy_threshold}",
+        ),
+        ("tolerance", ", ".join(f"{k}={v.absolute}" for k, v in spec.tolerance.items()) or "exact"),
+        ("skills", ", ".join(task.skill_paths)),
+        ("decoy", card.controls.decoy_skill),
+        ("operational spec", "yes" if task.operational_spec else "no"),
+        ("review status", task.provenance.review_status),
+    ]
+    table = Table(show_header=False, box=None)
+    for label, value in rows:
+        table.add_row(f"[cyan]{label}[/]", value)
+    console.print(table)
+    console.rule("instruction")
+    console.print(task.instruction, highlight=False, markup=False)
+
+
+@app.command("lint")
+def lint(
+    no_run: Annotated[
+        bool, typer.Option("--no-run", help="Skip running each reference on an empty database.")
+    ] = False,
+) -> None:
+    """Check every task against the catalog rules; exit 1 when any rule fails."""
+    console = Console(stderr=True)
+    columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        bar = progress.add_task("lint", total=None)
+
+        def step(name: str, total: int) -> None:
+            progress.update(bar, description=f"lint {name}", total=total, advance=1)
+
+        findings = lint_catalog(run_references=not no_run, on_task=step)
+    cwd = Path.cwd()
+    for finding in findings:
+        path = finding.path.relative_to(cwd) if finding.path.is_relative_to(cwd) else finding.path
+        colour = "red" if finding.severity == "error" else "yellow"
+        typer.echo(f"{path}:{finding.line}: ", nl=False)
+        Console().print(
+            f"[{colour}]{finding.severity}[/] {escape(f'[{finding.rule}]')} {escape(finding.message)}",
+            highlight=False,
+        )
+    errors = sum(1 for f in findings if f.severity == "error")
+    warnings = len(findings) - errors
+    typer.echo(f"{len(load_catalog().tasks)} tasks: {errors} errors, {warnings} warnings")
+    if errors:
+        raise typer.Exit(1)
+
+
+def reference_command(
+    name: Annotated[str, typer.Argument(help="Task name.")],
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--source", help="Built source (default: the only one of the task's dataset)."
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Output file (.csv or .parquet; default <task>.csv)."),
+    ] = None,
+    home: HomeOption = None,
+) -> None:
+    """Run a task's reference query on a built source and write its rows."""
+    task = load_catalog().task(name)
+    data_home = resolve_home(home)
+    built = load_source(data_home, source or _only_source(data_home, task.card.dataset))
+    target = out or Path(f"{task.name}.csv")
+    console = Console(stderr=True)
+    with console.status(f"running the {task.name} reference on {built.name}"):
+        con = built.connect(read_only=True)
+        try:
+            table = run_reference(task, con)
+        finally:
+            con.close()
+        write_reference(table, target)
+    console.print(f"{table.num_rows} rows → {target}", highlight=False)
+
+
+def _only_source(home: DataHome, dataset: str) -> str:
+    names = [n for n in list_source_names(home) if load_source(home, n).manifest.dataset == dataset]
+    if len(names) != 1:
+        found = ", ".join(names) or "none"
+        raise M4BenchError(
+            f"cannot choose a {dataset} source in {home.sources} (found: {found})",
+            hint="name one with --source, or build one with `m4bench data synth`",
+        )
+    return names[0]

@@ -1,0 +1,494 @@
+"""Catalog lint: named rules, each finding naming the file, the line and what to fix.
+
+Rules are grouped by the file they read: the card, the instruction, the skills, the
+operational spec, the family's reference query and provenance, and the generated control
+skills. ``lint_catalog`` runs them all; errors fail ``m4bench tasks lint``, warnings are
+printed (they mark work that depends on something not yet in the catalog or library).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import duckdb
+
+from m4bench.concepts.library import ConceptLibrary
+from m4bench.concepts.materialize import materialize
+from m4bench.errors import M4BenchError
+from m4bench.sources.schema import create_empty_tables, dataset_schema
+from m4bench.tasks.card import CARD_FILE, DERIVED_SCHEMA, NAME_PREFIX, line_of, load_card
+from m4bench.tasks.catalog import (
+    CATALOG_ROOT,
+    SKILLS_DIR,
+    Catalog,
+    Task,
+    load_concept_graph,
+    load_provenance,
+    task_dirs,
+)
+from m4bench.tasks.evaluation import paper_scored_columns
+from m4bench.tasks.reference import missing_inputs, output_columns
+from m4bench.tasks.skills import (
+    SKILL_FILE,
+    decoy_skill,
+    parse_skill,
+    raw_sql_skill,
+    split_front_matter,
+)
+
+Severity = Literal["error", "warning"]
+
+RULES: dict[str, str] = {
+    "card-valid": "task.toml parses and validates against the card model",
+    "card-depends-on": "depends_on is derived from the reference SQL, never written in the card",
+    "card-name": "name equals the folder, carries the database prefix and the -raw suffix rule",
+    "card-family": "family equals the parent folder",
+    "card-scored-rule": "scored_columns = value columns + non-key, non-identifier required columns",
+    "card-drop-tables": "drop_tables name tables of the dataset's schemas; standard tasks drop one",
+    "instruction-placeholder": "instruction has {output_path} and no unknown placeholder",
+    "instruction-sparse": "instruction has no item ids, schema names or SQL and stays short",
+    "instruction-contract": "instruction lists the required columns in order",
+    "skill-present": "the skills folder holds only <name>/SKILL.md folders, at least one",
+    "skill-front-matter": "SKILL.md front matter: name (= folder), description, version, category",
+    "skill-no-sql": "skills hold no code fences and no SQL",
+    "skill-table-unavailable": "skills name no table the task's database lacks",
+    "opspec-present": "sentinel tasks, and only they, have a non-empty operational-spec.md",
+    "opspec-forbidden": "operational specs hold no SQL, schema names, item ids or code provenance",
+    "reference-file": "the family's reference SQL exists and names every output column",
+    "reference-columns": "the reference outputs exactly the required columns, in order",
+    "reference-runs": "the reference runs on an empty database with its concepts materialized",
+    "control-rawsql": "the raw-reference-SQL skill can be generated with valid front matter",
+    "control-decoy": "the decoy names another family's skill that the catalog can supply",
+    "provenance": "PROVENANCE.yaml is valid, covers the family's tasks, reviews are real",
+    "concept-library": "the concept library loads, so dependencies can be closed",
+}
+
+KNOWN_PLACEHOLDERS = frozenset({"output_path", "db_path"})
+MAX_INSTRUCTION_LINES = 40
+_ITEM_ID = re.compile(r"(?<![\w.])\d{5,}(?![\w.])")
+_SQL = re.compile(r"\bselect\b[\s\S]{0,200}?\bfrom\b|\b(from|join)\s+[a-z_]+\.[a-z_]+", re.I)
+_FENCE = re.compile(r"^\s*(```|~~~)", re.M)
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+_BACKTICKED = re.compile(r"`([A-Za-z_][A-Za-z0-9_.]*)`")
+_SCHEMA_NAMES = re.compile(r"\b(mimiciv_\w+|eicu_crd)\b", re.I)
+_OPSPEC_FORBIDDEN = re.compile(r"mimiciv_|MIT-LCP|mimic-code|\bitemid\b", re.I)
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    path: Path
+    line: int
+    message: str
+    severity: Severity = "error"
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: [{self.rule}] {self.message}"
+
+
+DatabaseFactory = Callable[[Task], duckdb.DuckDBPyConnection]
+
+
+def lint_catalog(
+    root: Path | None = None,
+    *,
+    database: DatabaseFactory | None = None,
+    run_references: bool = True,
+    on_task: Callable[[str, int], None] | None = None,
+) -> list[Finding]:
+    """Every finding of every rule over the catalog at ``root`` (default: the package's).
+
+    ``database`` builds the connection a task's reference runs on (default: empty source
+    tables plus the concepts it reads, materialized from the library). ``on_task`` is
+    called with each task name and the task count, for progress display.
+    """
+    base = root or CATALOG_ROOT
+    findings: list[Finding] = []
+    library = _load_library(findings)
+    graph = load_concept_graph() if library else {}
+    tasks: list[Task] = []
+    for task_dir in task_dirs(base):
+        task = _lint_card(task_dir, findings)
+        if task is not None:
+            tasks.append(Task(card=task.card, dir=task.dir, concept_graph=graph))
+    catalog = Catalog(root=base, tasks=tuple(sorted(tasks, key=lambda t: t.name)))
+    derived = sorted(library.concepts) if library else []
+    factory = database or _empty_database_factory(library)
+    for task in catalog.tasks:
+        if on_task is not None:
+            on_task(task.name, len(catalog.tasks))
+        findings.extend(lint_task(task, catalog, derived))
+        if run_references:
+            findings.extend(check_reference_runs(task, factory))
+    findings.extend(_lint_provenance(catalog))
+    return sorted(findings, key=lambda f: (str(f.path), f.line, f.rule))
+
+
+def lint_task(task: Task, catalog: Catalog, derived: list[str]) -> list[Finding]:
+    """The per-task rules that need no database."""
+    out: list[Finding] = []
+    for check in (_card_rules, _instruction_rules, _opspec_rules, _reference_rules):
+        out.extend(check(task))
+    out.extend(_skill_rules(task, derived))
+    out.extend(_control_rules(task, catalog))
+    return out
+
+
+def _load_library(findings: list[Finding]) -> ConceptLibrary | None:
+    try:
+        return ConceptLibrary.load("mimic-iv")
+    except M4BenchError as exc:
+        findings.append(Finding("concept-library", Path("concepts"), 1, exc.message, "warning"))
+        return None
+
+
+def _lint_card(task_dir: Path, findings: list[Finding]) -> Task | None:
+    path = task_dir / CARD_FILE
+    text = path.read_text(encoding="utf-8")
+    if re.search(r"^\s*depends_on\s*=", text, re.M):
+        line = line_of(text, "depends_on")
+        findings.append(Finding("card-depends-on", path, line, "remove depends_on: it is derived"))
+        return None
+    try:
+        return Task(card=load_card(path), dir=task_dir)
+    except M4BenchError as exc:
+        match = re.match(r".*?:(\d+): (.*)", exc.message, re.S)
+        line, message = (int(match.group(1)), match.group(2)) if match else (1, exc.message)
+        findings.append(Finding("card-valid", path, line, message))
+        return None
+
+
+def _card_rules(task: Task) -> Iterator[Finding]:
+    card, path = task.card, task.card_path
+    text = path.read_text(encoding="utf-8")
+    prefix = NAME_PREFIX[card.dataset]
+    if card.name != task.dir.name:
+        yield Finding(
+            "card-name",
+            path,
+            line_of(text, "name"),
+            f"name {card.name!r} differs from its folder {task.dir.name!r}",
+        )
+    if not card.name.startswith(prefix):
+        yield Finding(
+            "card-name",
+            path,
+            line_of(text, "name"),
+            f"a {card.dataset} task name starts with {prefix!r}",
+        )
+    if DERIVED_SCHEMA[card.dataset] and (card.mode == "raw") != card.name.endswith("-raw"):
+        yield Finding(
+            "card-name", path, line_of(text, "name"), "raw tasks, and only they, end with '-raw'"
+        )
+    if card.family != task.family_dir.name:
+        yield Finding(
+            "card-family",
+            path,
+            line_of(text, "family"),
+            f"family {card.family!r} differs from the folder {task.family_dir.name!r}",
+        )
+    spec = card.evaluation
+    expected = paper_scored_columns(spec.key_columns, spec.value_columns, spec.required_columns)
+    if spec.scored_columns != expected:
+        yield Finding(
+            "card-scored-rule",
+            path,
+            line_of(text, "scored_columns"),
+            f"scored_columns must be {expected}",
+        )
+    schemas = {*(s for s in [DERIVED_SCHEMA[card.dataset]] if s), *_source_schemas(card.dataset)}
+    for name in card.database.drop_tables:
+        if name.split(".", 1)[0] not in schemas:
+            yield Finding(
+                "card-drop-tables",
+                path,
+                line_of(text, name),
+                f"{name} is not in a {card.dataset} schema ({', '.join(sorted(schemas))})",
+            )
+    if card.mode == "standard" and not card.database.drop_tables:
+        yield Finding(
+            "card-drop-tables",
+            path,
+            line_of(text, "drop_tables"),
+            "a standard task drops at least its answer table",
+        )
+
+
+def _source_schemas(dataset: str) -> set[str]:
+    return set(dataset_schema(dataset).schema_names)
+
+
+def _instruction_rules(task: Task) -> Iterator[Finding]:
+    path = task.instruction_path
+    if not path.exists():
+        yield Finding("instruction-placeholder", path, 1, "instruction.md is missing")
+        return
+    text = task.instruction
+    if "{output_path}" not in text:
+        yield Finding(
+            "instruction-placeholder", path, 1, "the output contract must say {output_path}"
+        )
+    for number, line in enumerate(text.splitlines(), start=1):
+        for name in _PLACEHOLDER.findall(line):
+            if name not in KNOWN_PLACEHOLDERS:
+                yield Finding(
+                    "instruction-placeholder", path, number, f"unknown placeholder {{{name}}}"
+                )
+        for why, pattern in (
+            ("an item id", _ITEM_ID),
+            ("a schema name", _SCHEMA_NAMES),
+            ("SQL", _SQL),
+            ("the word itemid", re.compile(r"\bitemid", re.I)),
+        ):
+            if pattern.search(line):
+                yield Finding(
+                    "instruction-sparse",
+                    path,
+                    number,
+                    f"instruction names {why}; keep it to the concept and the output contract",
+                )
+    fence = _FENCE.search(text)
+    if fence:
+        yield Finding(
+            "instruction-sparse",
+            path,
+            text[: fence.start()].count("\n") + 1,
+            "no code blocks in an instruction",
+        )
+    if len(text.splitlines()) > MAX_INSTRUCTION_LINES:
+        yield Finding(
+            "instruction-sparse",
+            path,
+            MAX_INSTRUCTION_LINES + 1,
+            f"instruction is longer than {MAX_INSTRUCTION_LINES} lines",
+        )
+    contract = ", ".join(task.card.evaluation.required_columns)
+    if contract not in " ".join(text.split()):
+        yield Finding(
+            "instruction-contract",
+            path,
+            len(text.splitlines()),
+            f"instruction must list the columns in order: {contract}",
+        )
+
+
+def _skill_rules(task: Task, derived: list[str]) -> Iterator[Finding]:
+    root = task.dir / SKILLS_DIR
+    entries = sorted(root.iterdir()) if root.is_dir() else []
+    if not task.skill_paths:
+        yield Finding("skill-present", root, 1, "a task needs at least one skill/<name>/SKILL.md")
+    for entry in entries:
+        extra = (
+            [entry] if entry.is_file() else [p for p in entry.rglob("*") if p.name != SKILL_FILE]
+        )
+        for stray in extra:
+            yield Finding("skill-present", stray, 1, "skills folders hold only SKILL.md")
+    schema = DERIVED_SCHEMA[task.card.dataset]
+    qualified = [f"{schema}.{n}" for n in derived] if schema else []
+    unavailable = {n.split(".", 1)[1] for n in task.card.effective_drop_tables(qualified)}
+    for path in task.skill_paths.values():
+        yield from _one_skill(path, unavailable, task.card.mode)
+
+
+def _one_skill(path: Path, unavailable: set[str], mode: str) -> Iterator[Finding]:
+    try:
+        parse_skill(path)
+    except M4BenchError as exc:
+        match = re.match(r".*?:(\d+): (.*)", exc.message, re.S)
+        line, message = (int(match.group(1)), match.group(2)) if match else (1, exc.message)
+        yield Finding("skill-front-matter", path, line, message)
+    text = path.read_text(encoding="utf-8")
+    for number, row in enumerate(text.splitlines(), start=1):
+        if _FENCE.match(row) or _SQL.search(row):
+            yield Finding(
+                "skill-no-sql", path, number, "skills describe procedures in words, never SQL"
+            )
+        names = {t.rsplit(".", 1)[-1] for t in _BACKTICKED.findall(row)}
+        names |= {w for w in re.findall(r"\b\w+\.(\w+)\b", row) if w in unavailable}
+        names |= {w for w in re.findall(r"\b[a-z]+_[a-z0-9_]+\b", row) if w in unavailable}
+        for bad in sorted(names & unavailable):
+            yield Finding(
+                "skill-table-unavailable",
+                path,
+                number,
+                f"names {bad!r}, which a {mode} task's database lacks",
+            )
+
+
+def _opspec_rules(task: Task) -> Iterator[Finding]:
+    path, text = task.operational_spec_path, task.operational_spec
+    present = bool(text and text.strip())
+    if task.card.controls.sentinel and not present:
+        yield Finding(
+            "opspec-present", path, 1, "sentinel tasks need a non-empty operational-spec.md"
+        )
+    if not task.card.controls.sentinel and text is not None:
+        yield Finding(
+            "opspec-present",
+            path,
+            1,
+            "only sentinel tasks carry an operational spec ([controls] sentinel = true)",
+        )
+    if not text:
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        for why, pattern in (
+            ("SQL", _SQL),
+            ("a code block", _FENCE),
+            ("a schema name or code provenance", _OPSPEC_FORBIDDEN),
+            ("a number of 5 or more digits", _ITEM_ID),
+        ):
+            if pattern.search(line):
+                yield Finding("opspec-forbidden", path, number, f"operational spec contains {why}")
+
+
+def _reference_rules(task: Task) -> Iterator[Finding]:
+    path = task.reference_path
+    if not path.exists():
+        yield Finding("reference-file", path, 1, "the family's reference SQL is missing")
+        return
+    try:
+        columns = output_columns(task.reference_sql, str(path))
+    except M4BenchError as exc:
+        yield Finding("reference-file", path, 1, exc.message)
+        return
+    required = task.card.evaluation.required_columns
+    if columns != required:
+        line = line_of(task.card_path.read_text(encoding="utf-8"), "required_columns")
+        yield Finding(
+            "reference-columns",
+            task.card_path,
+            line,
+            f"reference outputs {columns}, card requires {required}",
+        )
+
+
+def _control_rules(task: Task, catalog: Catalog) -> Iterator[Finding]:
+    card_text = task.card_path.read_text(encoding="utf-8")
+    line = line_of(card_text, "decoy_skill")
+    if task.reference_path.exists():
+        try:
+            folder, text = raw_sql_skill(task)
+            header, body, _ = split_front_matter(text, task.dir / "raw-sql" / folder / SKILL_FILE)
+            if header.get("name") != folder or task.reference_sql.strip() not in body:
+                yield Finding(
+                    "control-rawsql",
+                    task.card_path,
+                    1,
+                    "generated raw-SQL skill lacks its name or query",
+                )
+        except M4BenchError as exc:
+            yield Finding("control-rawsql", task.card_path, 1, exc.message)
+    wanted = task.card.controls.decoy_skill
+    own_family = {name for t in catalog.family(task.family) for name in t.skill_paths}
+    if wanted in own_family:
+        yield Finding(
+            "control-decoy",
+            task.card_path,
+            line,
+            f"decoy {wanted!r} is a skill of the task's own family",
+        )
+        return
+    try:
+        decoy_skill(task, catalog)
+    except M4BenchError:
+        yield Finding(
+            "control-decoy",
+            task.card_path,
+            line,
+            f"decoy {wanted!r} is not yet carried by any task in the catalog",
+            "warning",
+        )
+
+
+def _lint_provenance(catalog: Catalog) -> Iterator[Finding]:
+    for family in catalog.families:
+        tasks = catalog.family(family)
+        path = tasks[0].provenance_path
+        try:
+            prov = load_provenance(path)
+        except M4BenchError as exc:
+            yield Finding("provenance", path, 1, exc.message)
+            continue
+        text = path.read_text(encoding="utf-8")
+        if prov.family != family:
+            yield Finding(
+                "provenance",
+                path,
+                line_of(text, "family"),
+                f"family {prov.family!r} differs from the folder {family!r}",
+            )
+        names = sorted(t.name for t in tasks)
+        if sorted(prov.applies_to) != names:
+            yield Finding(
+                "provenance", path, line_of(text, "applies_to"), f"applies_to must list {names}"
+            )
+        if prov.review_status == "reviewed" and not prov.reviews:
+            yield Finding(
+                "provenance",
+                path,
+                line_of(text, "review_status"),
+                "review_status 'reviewed' needs at least one review entry",
+            )
+
+
+def check_reference_runs(task: Task, database: DatabaseFactory) -> list[Finding]:
+    """Run the reference (no rows needed) and compare its real output columns."""
+    path = task.reference_path
+    if not path.exists():
+        return []
+    try:
+        con = database(task)
+    except M4BenchError as exc:
+        return [
+            Finding(
+                "reference-runs",
+                path,
+                1,
+                f"cannot build a database to run on: {exc.message}",
+                "warning",
+            )
+        ]
+    try:
+        missing = missing_inputs(task.reference_sql, con)
+        if missing:
+            return [
+                Finding(
+                    "reference-runs",
+                    path,
+                    1,
+                    f"reads tables that do not exist: {', '.join(missing)}",
+                )
+            ]
+        cursor = con.execute(f"SELECT * FROM ({task.reference_sql.strip().rstrip(';')}) LIMIT 0")
+        columns = [d[0] for d in cursor.description or []]
+    except duckdb.Error as exc:
+        return [Finding("reference-runs", path, 1, f"the reference fails: {exc}")]
+    finally:
+        con.close()
+    if columns != task.card.evaluation.required_columns:
+        return [Finding("reference-runs", path, 1, f"the reference returns {columns}")]
+    return []
+
+
+def _empty_database_factory(library: ConceptLibrary | None) -> DatabaseFactory:
+    def build(task: Task) -> duckdb.DuckDBPyConnection:
+        con = duckdb.connect()
+        create_empty_tables(con, dataset_schema(task.card.dataset))
+        needed = task.direct_dependencies
+        if needed:
+            if library is None:
+                con.close()
+                raise M4BenchError("the concept library did not load")
+            absent = [name for name in needed if name not in library.concepts]
+            if absent:
+                con.close()
+                raise M4BenchError(f"the concept library lacks {', '.join(absent)}")
+            materialize(con, library, needed, with_dependencies=True)
+        return con
+
+    return build
