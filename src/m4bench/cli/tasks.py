@@ -124,9 +124,9 @@ def lint(
         path = finding.path.relative_to(cwd) if finding.path.is_relative_to(cwd) else finding.path
         colour = "red" if finding.severity == "error" else "yellow"
         typer.echo(f"{path}:{finding.line}: ", nl=False)
+        label = escape(f"[{finding.rule}]")
         Console().print(
-            f"[{colour}]{finding.severity}[/] {escape(f'[{finding.rule}]')} {escape(finding.message)}",
-            highlight=False,
+            f"[{colour}]{finding.severity}[/] {label} {escape(finding.message)}", highlight=False
         )
     errors = sum(1 for f in findings if f.severity == "error")
     warnings = len(findings) - errors
