@@ -1,0 +1,176 @@
+"""The synthetic eICU-CRD v2.0 source: every table of ``eicu_crd``, deterministic.
+
+Stays are generated in chunks of :data:`CHUNK_STAYS`. Each chunk draws its latent
+cohort from one seeded stream and each table of the chunk from its own stream
+(``stream_rng(seed, table stream, chunk)``), so a table's bytes depend only on the
+seed, the size and the generator version. Tables stream chunk by chunk into Parquet;
+the source is built in a staging directory and swapped in when complete.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from rich.progress import Progress
+
+from m4bench.home import DataHome
+from m4bench.sources.layout import (
+    Source,
+    SourceLayout,
+    SourceManifest,
+    load_source,
+    record_table,
+    write_catalog,
+)
+from m4bench.sources.schema import EICU
+from m4bench.sources.schema.base import Table
+from m4bench.sources.synth import (
+    eicu_apache,
+    eicu_filler,
+    eicu_intakeoutput,
+    eicu_labs_vitals,
+    eicu_nursecharting,
+    eicu_patient,
+    eicu_physicalexam,
+    eicu_respiratory,
+)
+from m4bench.sources.synth.core import (
+    GENERATOR_VERSION,
+    TableSink,
+    check_seed,
+    resolve_sizes,
+    staged_source,
+    stream_rng,
+)
+from m4bench.sources.synth.eicu_cohort import EicuCohort, draw_cohort
+from m4bench.sources.synth.eicu_quirks import EicuQuirkRates
+
+REAL_STAYS = 200_859
+REAL_PATIENTS = 139_367
+DEFAULT_STAYS = 1_000
+CHUNK_STAYS = 2_000
+DATASET_VERSION = "2.0"
+
+Builder = Callable[[EicuCohort, np.random.Generator, EicuQuirkRates], dict[str, Any]]
+
+BUILDERS: dict[str, Builder] = {
+    "patient": lambda c, r, q: eicu_patient.patient(c, r),
+    "apacheapsvar": eicu_apache.apacheapsvar,
+    "apachepredvar": eicu_apache.apachepredvar,
+    "apachepatientresult": lambda c, r, q: eicu_apache.apachepatientresult(c, r),
+    "nursecharting": eicu_nursecharting.nursecharting,
+    "physicalexam": lambda c, r, q: eicu_physicalexam.physicalexam(c, r),
+    "intakeoutput": eicu_intakeoutput.intakeoutput,
+    "respiratorycare": eicu_respiratory.respiratorycare,
+    "respiratorycharting": lambda c, r, q: eicu_respiratory.respiratorycharting(c, r),
+    "lab": eicu_labs_vitals.lab,
+    "vitalperiodic": lambda c, r, q: eicu_labs_vitals.vitalperiodic(c, r),
+    "vitalaperiodic": lambda c, r, q: eicu_labs_vitals.vitalaperiodic(c, r),
+    "infusiondrug": lambda c, r, q: eicu_labs_vitals.infusiondrug(c, r),
+}
+
+
+def table_stream(table: str) -> int:
+    """The stable stream number of a table (the cohort uses stream 0)."""
+    return zlib.crc32(f"eicu_crd.{table}".encode()) or 1
+
+
+def id_column(table: Table) -> str | None:
+    """The leading surrogate key filled by a running counter, if the table has one."""
+    first = table.columns[0].name
+    return None if first in ("patientunitstayid", "hospitalid") else first
+
+
+def synthesize_eicu(
+    home: DataHome,
+    name: str = "synthetic-eicu",
+    *,
+    stays: int | None = None,
+    scale: float | None = None,
+    seed: int = 0,
+    force: bool = False,
+    quirks: EicuQuirkRates | None = None,
+    progress: bool = True,
+) -> Source:
+    """Generate a synthetic eICU-CRD v2.0 source named ``name`` under ``home``.
+
+    Give at most one of ``stays`` (unit stays) or ``scale`` (1.0 = the real 200,859
+    stays); the default is about 1,000 stays. An existing source of that name is
+    replaced only with ``force``; a failed build leaves it untouched.
+    """
+    seed = check_seed(seed)
+    sizes = resolve_sizes(
+        REAL_STAYS, REAL_PATIENTS, DEFAULT_STAYS, stays=stays, patients=None, scale=scale
+    )
+    rates = quirks or EicuQuirkRates()
+    parameters: dict[str, str | int | float | bool | None] = {
+        "stays": sizes.stays,
+        "scale": round(sizes.scale, 6),
+        "seed": seed,
+        "generator_version": GENERATOR_VERSION,
+    }
+    parameters.update({f"quirk.{k}": float(x) for k, x in rates.model_dump().items()})
+    with staged_source(home, name, force) as stage:
+        layout = SourceLayout(stage.staging)
+        manifest = SourceManifest(
+            name=name,
+            dataset="eicu",
+            dataset_version=DATASET_VERSION,
+            kind="synthetic",
+            public=True,
+            parameters=parameters,
+        )
+        rows = _write_tables(layout, sizes.stays, seed, rates, progress)
+        for table in EICU.tables:
+            record_table(layout, manifest, table.qualified, rows[table.name])
+        final = SourceLayout(stage.commit())
+    write_catalog(final, manifest)
+    return load_source(home, name)
+
+
+def _write_tables(
+    layout: SourceLayout, n_stays: int, seed: int, rates: EicuQuirkRates, progress: bool
+) -> dict[str, int]:
+    """Stream every table chunk by chunk; return the row count of each."""
+    sinks = {t.name: TableSink(t, layout.table_path(t.schema_name, t.name)) for t in EICU.tables}
+    next_id = dict.fromkeys(sinks, 1)
+    chunks = range(0, n_stays, CHUNK_STAYS)
+    try:
+        with Progress(disable=not progress, transient=True) as bar:
+            task = bar.add_task("synthesizing eICU-CRD", total=len(chunks))
+            sinks["hospital"].write(
+                eicu_patient.hospital(stream_rng(seed, table_stream("hospital"), 0))
+            )
+            for chunk, start in enumerate(chunks):
+                cohort = draw_cohort(seed, chunk, start, min(CHUNK_STAYS, n_stays - start), rates)
+                for table in EICU.tables:
+                    if table.name != "hospital":
+                        _write_chunk(sinks[table.name], table, cohort, seed, rates, next_id)
+                bar.advance(task)
+    except BaseException:
+        for sink in sinks.values():
+            sink.abort()
+        raise
+    return {name: sink.close() for name, sink in sinks.items()}
+
+
+def _write_chunk(
+    sink: TableSink,
+    table: Table,
+    cohort: EicuCohort,
+    seed: int,
+    rates: EicuQuirkRates,
+    next_id: dict[str, int],
+) -> None:
+    rng = stream_rng(seed, table_stream(table.name), cohort.chunk)
+    builder = BUILDERS.get(table.name)
+    columns = builder(cohort, rng, rates) if builder else eicu_filler.filler(table, cohort, rng)
+    key = id_column(table)
+    if key is not None:
+        count = len(columns["patientunitstayid"])
+        columns[key] = np.arange(next_id[table.name], next_id[table.name] + count, dtype=np.int64)
+        next_id[table.name] += count
+    sink.write(columns)

@@ -1,0 +1,122 @@
+"""``eicu_crd.patient`` and ``eicu_crd.hospital``: one row per unit stay, 208 hospitals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from m4bench.sources.synth import eicu_vocab as v
+from m4bench.sources.synth.eicu_cohort import HOSPITAL_IDS, EicuCohort
+from m4bench.sources.synth.eicu_series import pick, pick_weighted
+
+UNMAPPED_DX = ("Pancreatitis", "Fracture-femur", "Weaning from mechanical ventilation")
+
+
+def clock(minutes: np.ndarray) -> np.ndarray:
+    """Minute-of-day values as 'HH:MM:SS' strings."""
+    m = np.mod(minutes, 1440).astype(np.int64)
+    return np.array(
+        [f"{h:02d}:{mm:02d}:00" for h, mm in zip(m // 60, m % 60, strict=True)], dtype=object
+    )
+
+
+def uniquepid(patient_index: np.ndarray) -> np.ndarray:
+    """'NNN-NNNNN' identifiers, unique per patient number."""
+    return np.array(
+        [f"{2 + 3 * (p // 100_000):03d}-{p % 100_000:05d}" for p in patient_index.tolist()],
+        dtype=object,
+    )
+
+
+def patient(cohort: EicuCohort, rng: np.random.Generator) -> dict[str, Any]:
+    """Every patient column for one chunk."""
+    n = cohort.n
+    unit_admit = rng.integers(0, 1440, n)
+    died_in_unit = cohort.died & (rng.random(n) < 0.75)
+    after_unit = np.where(died_in_unit, rng.integers(0, 30, n), rng.integers(120, 12_000, n))
+    hospital_discharge = cohort.los_minutes + after_unit
+    status = np.where(cohort.died, "Expired", "Alive").astype(object)
+    status[rng.random(n) < 0.005] = None
+    alive_location = pick_weighted(
+        rng, v.DISCHARGE_LOCATIONS_ALIVE, v.DISCHARGE_LOCATION_WEIGHTS, n
+    )
+    unit_location = pick_weighted(
+        rng, v.UNIT_DISCHARGE_LOCATIONS_ALIVE, v.UNIT_DISCHARGE_WEIGHTS, n
+    )
+    weight = np.where(rng.random(n) < 0.05, np.nan, cohort.weight_kg)
+    discharge_weight = np.where(rng.random(n) < 0.4, np.nan, cohort.weight_kg + rng.normal(0, 2, n))
+    return {
+        "patientunitstayid": cohort.stay_id,
+        "patienthealthsystemstayid": cohort.health_system_stay_id,
+        "gender": np.where(
+            rng.random(n) < 0.005,
+            pick(rng, ("Unknown", "Other", ""), n),
+            np.where(cohort.female, "Female", "Male"),
+        ),
+        "age": cohort.age_text,
+        "ethnicity": pick_weighted(rng, v.ETHNICITIES, v.ETHNICITY_WEIGHTS, n),
+        "hospitalid": cohort.hospital_id,
+        "wardid": cohort.hospital_id * 10 + rng.integers(0, 4, n),
+        "admissionheight": np.where(rng.random(n) < 0.04, np.nan, cohort.height_cm),
+        "hospitaladmittime24": clock(unit_admit + cohort.hospital_admit_offset),
+        "hospitaladmitoffset": cohort.hospital_admit_offset,
+        "hospitaladmitsource": pick(rng, v.HOSPITAL_ADMIT_SOURCES, n),
+        "hospitaldischargeyear": np.where(rng.random(n) < 0.5, 2014, 2015),
+        "hospitaldischargetime24": clock(unit_admit + hospital_discharge),
+        "hospitaldischargeoffset": hospital_discharge,
+        "hospitaldischargelocation": np.where(cohort.died, "Death", alive_location),
+        "hospitaldischargestatus": status,
+        "unittype": pick_weighted(rng, v.UNIT_TYPES, v.UNIT_TYPE_WEIGHTS, n),
+        "unitadmittime24": clock(unit_admit),
+        "unitvisitnumber": cohort.visit_number,
+        "admissionweight": weight,
+        "dischargeweight": discharge_weight.round(1),
+        "unitdischargetime24": clock(unit_admit + cohort.los_minutes),
+        "unitdischargeoffset": cohort.los_minutes,
+        "unitdischargelocation": np.where(died_in_unit, "Death", unit_location),
+        "unitdischargestatus": np.where(died_in_unit, "Expired", "Alive"),
+        "uniquepid": uniquepid(cohort.patient_index),
+        **_admission(cohort, rng),
+    }
+
+
+def _admission(cohort: EicuCohort, rng: np.random.Generator) -> dict[str, Any]:
+    """Admission source, APACHE diagnosis and stay type, following surgical status."""
+    n = cohort.n
+    later_visit = cohort.visit_number > 1
+    surgical_source = pick_weighted(rng, v.SURGICAL_SOURCES, v.SURGICAL_SOURCE_WEIGHTS, n)
+    medical_source = pick_weighted(rng, v.MEDICAL_SOURCES, v.MEDICAL_SOURCE_WEIGHTS, n)
+    source = np.where(cohort.surgical, surgical_source, medical_source)
+    transfer_source = pick(rng, ("Other ICU", "Floor", "Step-Down Unit (SDU)"), n)
+    surgical_dx = pick(rng, v.APACHE_DX_SURGICAL, n)
+    dx = np.where(cohort.surgical, surgical_dx, pick(rng, v.APACHE_DX_MEDICAL, n))
+    dx = np.where(rng.random(n) < 0.03, pick(rng, UNMAPPED_DX, n), dx)
+    first_type = np.where(rng.random(n) < 0.05, "stepdown/other", "admit")
+    return {
+        "apacheadmissiondx": _blank(rng, dx, 0.05),
+        "unitadmitsource": np.where(later_visit, transfer_source, source),
+        "unitstaytype": np.where(later_visit, pick(rng, ("transfer", "readmit"), n), first_type),
+    }
+
+
+def _blank(rng: np.random.Generator, text: np.ndarray, rate: float) -> np.ndarray:
+    """``text`` as an object array with a share ``rate`` set to NULL."""
+    out = text.astype(object)
+    out[rng.random(text.size) < rate] = None
+    return out
+
+
+def hospital(rng: np.random.Generator) -> dict[str, Any]:
+    """The 208 hospitals (not scaled)."""
+    n = HOSPITAL_IDS.size
+    beds = ("<100", "100 - 249", "250 - 499", ">= 500")
+    regions = ("Midwest", "South", "West", "Northeast")
+    region = pick(rng, regions, n)
+    region[rng.random(n) < 0.1] = None
+    return {
+        "hospitalid": HOSPITAL_IDS,
+        "numbedscategory": pick(rng, beds, n),
+        "teachingstatus": rng.random(n) < 0.2,
+        "region": region,
+    }
