@@ -1,0 +1,188 @@
+"""icu.chartevents: vitals, temperature, glucose, GCS, weight and height, rhythm, CRRT, decoys.
+
+Respiratory support (devices, O2 flow, ventilator settings) is in ``mimic_resp``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from m4bench.sources.synth.core import QuirkRates
+from m4bench.sources.synth.mimic_events import ChartRows, Timeline, pick, timeline
+from m4bench.sources.synth.mimic_latent import StayState
+from m4bench.sources.synth.mimic_vocab import (
+    CRRT_MODES,
+    CRRT_SYSTEM_INTEGRITY,
+    GCS_EYES,
+    GCS_MOTOR,
+    GCS_VERBAL,
+    GCS_VERBAL_ETT,
+    RASS,
+    RHYTHMS,
+    TEMPERATURE_SITES,
+)
+
+FILLER_NUMERIC = ((220046, 120.0, "bpm"), (220047, 50.0, "bpm"), (223751, 160.0, "mmHg"),
+                  (223752, 90.0, "mmHg"), (223769, 100.0, "%"), (223770, 90.0, "%"))
+FILLER_TEXT = ((224080, ("30 Degrees", "45 Degrees", "Flat")), (224093, ("Left Side", "Right Side", "Supine")),
+               (224168, ("Yes",)), (224641, ("Yes",)))
+
+
+def vitals(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> None:
+    every = np.ones(len(s), bool)
+    hr_tl = timeline(rng, s, every, -1.0, s.los_h + 0.5, 1.0, q.off_hour_time)
+    sev = s.severity_at(hr_tl.stay, hr_tl.hours)
+    stay_hr = rng.normal(0, 8, len(s))
+    rows.numeric(hr_tl, 220045, np.clip(78 + 35 * sev + stay_hr[hr_tl.stay] + rng.normal(0, 6, len(hr_tl)), 35, 190), "bpm", 0)
+    tl = timeline(rng, s, every, 0.0, s.los_h, 1.0, q.off_hour_time)
+    sev = s.severity_at(tl.stay, tl.hours)
+    rows.numeric(tl, 220210, np.clip(15 + 14 * sev + rng.normal(0, 3, len(tl)), 5, 60), "insp/min", 0)
+    rows.numeric(tl, 220277, np.clip(98 - 9 * sev + rng.normal(0, 1.8, len(tl)), 70, 100), "%", 0)
+    _blood_pressure(rng, s, rows, q)
+    _temperature(rng, s, rows, q)
+    gl = timeline(rng, s, every, 1.0, s.los_h, 6.0, q.off_hour_time)
+    rows.numeric(gl, 225664, np.clip(rng.lognormal(np.log(135), 0.3, len(gl)), 40, 600), "mg/dL", 0)
+    serum = timeline(rng, s, rng.random(len(s)) < 0.3, 2.0, s.los_h, 12.0, 0.5)
+    rows.numeric(serum, 220621, np.clip(rng.lognormal(np.log(130), 0.3, len(serum)), 40, 600), "mg/dL", 0)
+    wb = timeline(rng, s, rng.random(len(s)) < 0.05, 3.0, s.los_h, 24.0, 0.5)
+    rows.numeric(wb, 226537, np.clip(rng.lognormal(np.log(140), 0.3, len(wb)), 40, 600), "mg/dL", 0)
+
+
+def _blood_pressure(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> None:
+    nibp_every = np.where(s.art_line, 4.0, 1.0)
+    for step in (1.0, 4.0):
+        tl = timeline(rng, s, nibp_every == step, 0.0, s.los_h, step, q.off_hour_time)
+        _bp_trio(rng, s, rows, tl, (220179, 220180, 220181))
+    art = timeline(rng, s, s.art_line, 0.5, s.los_h - 1, 1.0, q.off_hour_time)
+    _bp_trio(rng, s, rows, art, (220050, 220051, 220052))
+    second = timeline(rng, s, s.art_line & (rng.random(len(s)) < 0.05), 2.0, s.los_h / 2, 2.0, q.off_hour_time)
+    _bp_trio(rng, s, rows, second, (225309, 225310, 225312))
+
+
+def _bp_trio(rng: np.random.Generator, s: StayState, rows: ChartRows, tl: Timeline, items: tuple[int, int, int]) -> None:
+    sev = s.severity_at(tl.stay, tl.hours)
+    on_pressor = s.pressor[tl.stay] & (tl.hours >= s.pressor_on[tl.stay]) & (tl.hours <= s.pressor_off[tl.stay])
+    mbp = np.clip(88 - 22 * sev - 8 * on_pressor + rng.normal(0, 8, len(tl)), 35, 150)
+    sbp = mbp + rng.uniform(25, 50, len(tl))
+    dbp = np.maximum(mbp - rng.uniform(10, 22, len(tl)), 20)
+    rows.numeric(tl, items[0], sbp, "mmHg", 0)
+    rows.numeric(tl, items[1], dbp, "mmHg", 0)
+    rows.numeric(tl, items[2], mbp, "mmHg", 0)
+
+
+def _temperature(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> None:
+    tl = timeline(rng, s, np.ones(len(s), bool), 0.0, s.los_h, 4.0, q.off_hour_time)
+    sev = s.severity_at(tl.stay, tl.hours)
+    fever = s.infection[tl.stay] & (np.abs(tl.hours - s.infection_h[tl.stay]) < 36)
+    celsius = np.clip(36.8 + 1.6 * fever * sev + rng.normal(0, 0.45, len(tl)) - 0.6 * (sev > 0.8), 33.0, 41.5)
+    in_c = rng.random(len(tl)) < 0.15
+    swap = rng.random(len(tl)) < q.temperature_unit_swap
+    f_item = ~in_c
+    value = np.where(f_item, celsius * 1.8 + 32, celsius)
+    value = np.where(swap, np.where(f_item, celsius, celsius * 1.8 + 32), value)
+    rows.numeric(tl.take(f_item), 223761, value[f_item], "°F", 1)
+    rows.numeric(tl.take(~f_item), 223762, value[~f_item], "°C", 1)
+    rows.text(tl, 224642, pick(rng, TEMPERATURE_SITES, len(tl)))
+
+
+def gcs(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> None:
+    """GCS trios every ~3 h; 'No Response-ETT' while intubated; some partial charttimes."""
+    tl = timeline(rng, s, np.ones(len(s), bool), 0.0, s.los_h, 3.0, q.off_hour_time)
+    n = len(tl)
+    sev = s.severity_at(tl.stay, tl.hours)
+    loss = np.clip(np.round(s.gcs_loss[tl.stay] * (0.4 + sev) + rng.normal(0, 1, n)), 0, 12)
+    eyes = np.clip(4 - np.round(loss * 0.27), 1, 4).astype(int)
+    verbal = np.clip(5 - np.round(loss * 0.35), 1, 5).astype(int)
+    motor = np.clip(6 - np.round(loss * 0.42), 1, 6).astype(int)
+    intubated = s.vent[tl.stay] & (tl.hours >= s.vent_on[tl.stay]) & (tl.hours <= s.vent_off[tl.stay])
+    partial = rng.random(n) < q.gcs_partial
+    which = rng.integers(0, 3, n)
+    keep_e = ~partial | (which == 0)
+    keep_v = ~partial | (which == 1)
+    keep_m = ~partial | (which != 1)
+    eye_text = np.array([t for _, t in GCS_EYES], dtype=object)[4 - eyes]
+    rows.text(tl.take(keep_e), 220739, eye_text[keep_e], eyes[keep_e])
+    verbal_text = np.array([t for _, t in GCS_VERBAL], dtype=object)[5 - verbal]
+    verbal_text = np.where(intubated, GCS_VERBAL_ETT, verbal_text)
+    verbal_num = np.where(intubated, 1, verbal)
+    rows.text(tl.take(keep_v), 223900, verbal_text[keep_v], verbal_num[keep_v])
+    motor_text = np.array([t for _, t in GCS_MOTOR], dtype=object)[6 - motor]
+    rows.text(tl.take(keep_m), 223901, motor_text[keep_m], motor[keep_m])
+
+
+def body_size(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> None:
+    """Admission weight (~95 %), daily weights, lbs decoy, heights; absurd weights on purpose."""
+    n = len(s)
+    has = rng.random(n) < 0.95
+    at = rng.uniform(0, 4, n)
+    adm = timeline(rng, s, has, at, at, 24.0, 1.0)
+    rows.numeric(adm, 226512, _weights(rng, s.weight[adm.stay], q), "kg", 1)
+    daily = timeline(rng, s, rng.random(n) < 0.6, 20.0, s.los_h, 24.0, 0.5)
+    drift = s.weight[daily.stay] * (1 + 0.01 * daily.hours / 24)
+    rows.numeric(daily, 224639, _weights(rng, drift, q), "kg", 1)
+    lbs = timeline(rng, s, rng.random(n) < 0.2, 1.0, 1.0, 24.0, 1.0)
+    rows.numeric(lbs, 226531, s.weight[lbs.stay] * 2.2046, "lbs", 1)
+    cm = timeline(rng, s, rng.random(n) < 0.55, 1.5, 1.5, 24.0, 1.0)
+    rows.numeric(cm, 226730, s.height_cm[cm.stay], "cm", 0)
+    inch = timeline(rng, s, rng.random(n) < 0.12, 2.0, 2.0, 24.0, 1.0)
+    rows.numeric(inch, 226707, np.round(s.height_cm[inch.stay] / 2.54), "Inch", 0)
+
+
+def _weights(rng: np.random.Generator, kg: np.ndarray, q: QuirkRates) -> np.ndarray:
+    out = kg.copy()
+    absurd = rng.random(len(kg)) < q.absurd_weight
+    kind = rng.integers(0, 4, len(kg))
+    out[absurd & (kind == 0)] = 0.0
+    out[absurd & (kind == 1)] = 1.0
+    out[absurd & (kind == 2)] = rng.uniform(1500, 2500, int((absurd & (kind == 2)).sum()))
+    out[absurd & (kind == 3)] = kg[absurd & (kind == 3)] * 2.2046
+    return out
+
+
+def rhythm_and_neuro(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> None:
+    tl = timeline(rng, s, np.ones(len(s), bool), 0.0, s.los_h, 4.0, q.off_hour_time)
+    rows.text(tl, 220048, pick(rng, RHYTHMS, len(tl)))
+    ect = tl.take(rng.random(len(tl)) < 0.1)
+    rows.text(ect, 224650, pick(rng, ("PVC's", "PAC's", "None"), len(ect)))
+    rows.text(ect, 224651, pick(rng, ("Occasional", "Rare", "Frequent"), len(ect)))
+    rass = timeline(rng, s, np.ones(len(s), bool), 0.5, s.los_h, 2.0, q.off_hour_time)
+    rows.text(rass, 228096, pick(rng, RASS, len(rass)))
+    neuro = (s.gcs_loss > 6) & (rng.random(len(s)) < 0.3)
+    icp = timeline(rng, s, neuro, 1.0, s.los_h, 1.0, q.off_hour_time)
+    rows.numeric(icp, 220765, np.clip(rng.normal(14, 6, len(icp)), 0, 45), "mmHg", 0)
+    cvp = timeline(rng, s, s.art_line, 0.5, s.los_h, 1.0, q.off_hour_time)
+    rows.numeric(cvp, 220074, np.clip(rng.normal(10, 4, len(cvp)), 0, 30), "mmHg", 0)
+
+
+def crrt(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> None:
+    """CRRT charting from the AKI peak onwards (mode, system integrity, flows, pressures)."""
+    start = np.maximum(s.aki_peak_h - 2, 0.5)
+    end = np.minimum(start + rng.uniform(24, 96, len(s)), s.los_h - 0.5)
+    tl = timeline(rng, s, s.crrt, start, end, 1.0, q.off_hour_time)
+    n = len(tl)
+    mode = np.array(CRRT_MODES, dtype=object)[np.arange(len(s)) % len(CRRT_MODES)][tl.stay]
+    every4 = tl.take((tl.hours.astype(int) % 4) == 0)
+    rows.text(every4, 227290, mode[(tl.hours.astype(int) % 4) == 0])
+    rows.text(tl, 224146, pick(rng, CRRT_SYSTEM_INTEGRITY, n))
+    rows.numeric(tl, 224144, rng.uniform(100, 250, n), "ml/min", 0)
+    rows.numeric(tl, 224154, rng.uniform(500, 2500, n), "ml/hr", 0)
+    rows.numeric(tl, 224191, rng.uniform(0, 200, n), "ml", 0)
+    rows.numeric(tl, 224153, rng.uniform(500, 2000, n), "ml/hr", 0)
+    rows.numeric(tl, 224149, rng.uniform(-150, -50, n), "mmHg", 0)
+    rows.numeric(tl, 224152, rng.uniform(50, 150, n), "mmHg", 0)
+    first = tl.take(np.r_[True, tl.stay[1:] != tl.stay[:-1]])
+    rows.text(first, 226118, np.full(len(first), "Yes", dtype=object))
+
+
+def filler(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates, per_hour: float) -> None:
+    """Items no concept reads (alarm limits, positioning, checks), for realistic table volume."""
+    if per_hour <= 0:
+        return
+    items = len(FILLER_NUMERIC) + len(FILLER_TEXT)
+    step = max(items / per_hour, 0.05)
+    for i, (itemid, level, unit) in enumerate(FILLER_NUMERIC):
+        tl = timeline(rng, s, np.ones(len(s), bool), i * 0.1, s.los_h, step, q.off_hour_time)
+        rows.numeric(tl, itemid, np.full(len(tl), level), unit, 0)
+    for i, (itemid, options) in enumerate(FILLER_TEXT):
+        tl = timeline(rng, s, np.ones(len(s), bool), 0.05 + i * 0.1, s.los_h, step, q.off_hour_time)
+        rows.text(tl, itemid, pick(rng, options, len(tl)))

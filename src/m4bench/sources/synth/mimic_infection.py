@@ -1,0 +1,181 @@
+"""hosp.microbiologyevents and hosp.prescriptions: cultures and antibiotics around infections.
+
+An infected stay gets cultures and antibiotics around its infection time, in either
+order (culture first, antibiotics within 72 h; or antibiotics first, culture within
+24 h), plus some pairs that fall outside those windows. Other stays get screening
+cultures, prophylaxis, decoy drugs (ophthalmic, topical, antifungal) and routine drugs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from m4bench.sources.synth.core import QuirkRates, group_arange, seconds_to_us
+from m4bench.sources.synth.mimic_cohort import DAY, HOUR
+from m4bench.sources.synth.mimic_latent import StayState
+from m4bench.sources.synth.mimic_vocab import (
+    ANTIBIOTICS_EXCLUDED,
+    ANTIBIOTICS_IV,
+    ANTIBIOTICS_PO,
+    ANTIMICROBIAL_NEAR_MISSES,
+    INTERPRETATIONS,
+    MICRO_SPECIMENS,
+    ORG_NEGATIVE,
+    ORGANISMS,
+    OTHER_DRUGS,
+    SUSCEPTIBILITY_ANTIBIOTICS,
+)
+
+Columns = dict[str, Any]
+
+
+def _minutes(hours: np.ndarray) -> np.ndarray:
+    return (np.round(hours * 60) * 60).astype(np.int64)
+
+
+def infection_plan(rng: np.random.Generator, s: StayState) -> tuple[np.ndarray, np.ndarray]:
+    """(culture hour, first antibiotic hour) per stay, relative to intime; NaN when absent."""
+    n = len(s)
+    t = s.infection_h
+    culture_first = rng.random(n) < 0.6
+    late = rng.random(n) < 0.08
+    culture = np.where(culture_first, t, t + np.where(late, rng.uniform(25, 40, n), rng.uniform(0.3, 23, n)))
+    antibiotic = np.where(culture_first, t + np.where(late, rng.uniform(73, 90, n), rng.uniform(0.3, 48, n)), t)
+    screen = ~s.infection & (rng.random(n) < 0.3)
+    prophylaxis = ~s.infection & s.cvicu & (rng.random(n) < 0.6)
+    culture = np.where(s.infection, culture, np.where(screen, rng.uniform(0, 4, n), np.nan))
+    antibiotic = np.where(s.infection, antibiotic, np.where(prophylaxis, rng.uniform(-3, 1, n), np.nan))
+    return culture, antibiotic
+
+
+def micro_chunk(rng: np.random.Generator, s: StayState, culture_h: np.ndarray, ids: dict[str, np.ndarray],
+                admit: np.ndarray, q: QuirkRates, first_id: int) -> Columns:
+    """Specimens at the culture hour (1-4 per infected stay), negative or with organisms."""
+    n = len(s)
+    has = ~np.isnan(culture_h)
+    count = np.where(has, np.where(s.infection, rng.integers(1, 5, n), 1), 0)
+    stay = np.repeat(np.arange(n), count)
+    k = group_arange(count)
+    hours = culture_h[stay] + np.where(k < 2, 0, rng.uniform(0, 6, len(stay)))
+    kind = np.where(s.infection[stay], np.where(k < 2, 0, rng.integers(2, len(MICRO_SPECIMENS), len(stay))), 4)
+    time = s.intime[stay] + _minutes(hours)
+    m = len(stay)
+    spec_id = rng.integers(1_000_000, 9_999_999, m)
+    positive = s.infection[stay] & (rng.random(m) < 0.4)
+    organisms = np.where(positive, rng.integers(1, 3, m), 1)
+    tested = np.where(positive, rng.integers(0, 4, m), 0)
+    rows_per = np.where(positive, organisms * np.maximum(tested, 1), 1)
+    r = np.repeat(np.arange(m), rows_per)
+    j = group_arange(rows_per)
+    date_only = np.repeat(rng.random(m) < q.micro_date_only, rows_per)
+    null_hadm = np.repeat((rng.random(m) < q.micro_null_hadm) | (time < admit[stay]), rows_per)
+    pos = positive[r]
+    org = rng.integers(0, len(ORGANISMS), m)[r] + (j // np.maximum(tested[r], 1))
+    org = org % len(ORGANISMS)
+    sentinel = ~pos & (rng.random(len(r)) < 0.15)
+    ab = rng.integers(0, len(SUSCEPTIBILITY_ANTIBIOTICS), len(r))
+    has_ab = pos & (tested[r] > 0)
+    spec = np.array(MICRO_SPECIMENS, dtype=object)[kind[r]]
+    chart = time[r]
+    day = chart // DAY * DAY
+    hadm = ids["hadm_id"][stay[r]].astype(float)
+    hadm[null_hadm] = np.nan
+    org_id = np.where(pos, np.array([o[0] for o in ORGANISMS])[org], np.where(sentinel, ORG_NEGATIVE[0], -1)).astype(float)
+    org_id[org_id < 0] = np.nan
+    org_name = np.where(pos, np.array([o[1] for o in ORGANISMS], dtype=object)[org], np.where(sentinel, ORG_NEGATIVE[1], None))
+    ab_id = np.where(has_ab, np.array([a[0] for a in SUSCEPTIBILITY_ANTIBIOTICS])[ab], np.nan)
+    chart_us = seconds_to_us(chart)
+    chart_us[date_only] = np.datetime64("NaT")
+    return {
+        "microevent_id": first_id + np.arange(len(r)),
+        "subject_id": ids["subject_id"][stay[r]],
+        "hadm_id": _nullable_int(hadm),
+        "micro_specimen_id": spec_id[r],
+        "chartdate": seconds_to_us(day),
+        "charttime": chart_us,
+        "spec_itemid": spec[:, 0].astype(np.int64),
+        "spec_type_desc": spec[:, 1],
+        "test_seq": np.ones(len(r), dtype=np.int64),
+        "storedate": seconds_to_us(day + 2 * DAY),
+        "storetime": seconds_to_us(chart + 2 * DAY + 3 * HOUR),
+        "test_itemid": spec[:, 2].astype(np.int64),
+        "test_name": spec[:, 3],
+        "org_itemid": _nullable_int(org_id),
+        "org_name": org_name,
+        "isolate_num": np.where(pos, 1 + j // np.maximum(tested[r], 1), None),
+        "ab_itemid": _nullable_int(ab_id),
+        "ab_name": np.where(has_ab, np.array([a[1] for a in SUSCEPTIBILITY_ANTIBIOTICS], dtype=object)[ab], None),
+        "dilution_text": np.where(has_ab, "<=1", None),
+        "dilution_comparison": np.where(has_ab, "<=", None),
+        "dilution_value": np.where(has_ab, 1.0, np.nan),
+        "interpretation": np.where(has_ab, np.array(INTERPRETATIONS, dtype=object)[rng.integers(0, len(INTERPRETATIONS), len(r))], None),
+    }
+
+
+def _nullable_int(values: np.ndarray) -> Any:
+    return pa.array(values, from_pandas=True).cast(pa.int64())
+
+
+def prescriptions_chunk(rng: np.random.Generator, s: StayState, antibiotic_h: np.ndarray, ids: dict[str, np.ndarray],
+                        q: QuirkRates, first_pharmacy: int) -> Columns:
+    n = len(s)
+    has = ~np.isnan(antibiotic_h)
+    n_ab = np.where(has, np.where(s.infection, rng.integers(2, 5, n), 1), 0)
+    stay = np.repeat(np.arange(n), n_ab)
+    k = group_arange(n_ab)
+    start = antibiotic_h[stay] + np.where(k < 2, rng.uniform(0, 0.5, len(stay)), rng.uniform(12, 96, len(stay)))
+    iv = np.array(ANTIBIOTICS_IV, dtype=object)
+    prophylactic = ~s.infection[stay]
+    drug = np.where(prophylactic, 8, rng.integers(0, len(iv), len(stay)))
+    chosen = iv[drug]
+    po = (k >= 2) & (rng.random(len(stay)) < 0.4)
+    po_pick = np.array(ANTIBIOTICS_PO, dtype=object)[rng.integers(0, len(ANTIBIOTICS_PO), len(stay))]
+    chosen[po] = po_pick[po]
+    duration = np.where(prophylactic, rng.uniform(12, 24, len(stay)), rng.uniform(24, 24 * 7, len(stay)))
+    route = chosen[:, 1].copy()
+    route[rng.random(len(stay)) < q.null_route_antibiotic] = None
+    base = rng.random(len(stay)) < 0.05
+    parts = [(stay, start, duration, chosen[:, 0], route, np.where(base, "BASE", "MAIN").astype(object))]
+    parts.append(_decoys(rng, s))
+    return _prescription_columns(rng, s, ids, parts, first_pharmacy)
+
+
+def _decoys(rng: np.random.Generator, s: StayState) -> tuple[np.ndarray, ...]:
+    """Routine drugs for every stay and some excluded / near-miss antimicrobials."""
+    n = len(s)
+    count = rng.integers(3, 9, n)
+    stay = np.repeat(np.arange(n), count)
+    pool = list(OTHER_DRUGS) + list(ANTIBIOTICS_EXCLUDED) + list(ANTIMICROBIAL_NEAR_MISSES)
+    weights = np.array([1.0] * len(OTHER_DRUGS) + [0.08] * len(ANTIBIOTICS_EXCLUDED) + [0.08] * len(ANTIMICROBIAL_NEAR_MISSES))
+    chosen = np.array(pool, dtype=object)[rng.choice(len(pool), size=len(stay), p=weights / weights.sum())]
+    start = rng.uniform(0, 1, len(stay)) * s.los_h[stay]
+    return stay, start, rng.uniform(6, 96, len(stay)), chosen[:, 0], chosen[:, 1], np.full(len(stay), "MAIN", dtype=object)
+
+
+def _prescription_columns(rng: np.random.Generator, s: StayState, ids: dict[str, np.ndarray],
+                          parts: list[tuple[np.ndarray, ...]], first_pharmacy: int) -> Columns:
+    stay, start_h, dur_h, drug, route, dtype_ = (np.concatenate([p[i] for p in parts]) for i in range(6))
+    start = s.intime[stay] + _minutes(start_h)
+    order = np.lexsort((drug.astype(str), start, stay))
+    m = len(order)
+    stay, start, dur_h, drug, route, dtype_ = stay[order], start[order], dur_h[order], drug[order], route[order], dtype_[order]
+    subject = ids["subject_id"][stay]
+    pharmacy = first_pharmacy + np.arange(m)
+    return {
+        "subject_id": subject,
+        "hadm_id": ids["hadm_id"][stay],
+        "pharmacy_id": pharmacy,
+        "poe_id": np.char.add(np.char.add(subject.astype(str), "-"), pharmacy.astype(str)).astype(object),
+        "poe_seq": pharmacy,
+        "starttime": seconds_to_us(start),
+        "stoptime": seconds_to_us(start + _minutes(dur_h)),
+        "drug_type": dtype_,
+        "drug": drug,
+        "dose_val_rx": np.full(m, "1", dtype=object),
+        "dose_unit_rx": np.full(m, "dose", dtype=object),
+        "doses_per_24_hrs": np.where(rng.random(m) < 0.5, 2.0, 1.0),
+        "route": route,
+    }

@@ -1,0 +1,225 @@
+"""``synthesize_mimic_iv``: a complete synthetic MIMIC-IV v3.1 source.
+
+The cohort (patients, admissions, stays) is drawn first; then ICU stays are processed
+in chunks of :data:`CHUNK_STAYS`, each chunk drawing its latent state and every event
+table from its own random streams, and ward admissions in chunks of
+:data:`CHUNK_ADMISSIONS`. Every table of the official schema is written, with exactly
+its columns and types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+import numpy as np
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from m4bench.fileio import read_model
+from m4bench.home import DataHome
+from m4bench.sources.layout import Source, SourceLayout, SourceManifest, record_table, write_catalog
+from m4bench.sources.schema.mimic_iv import MIMIC_IV
+from m4bench.sources.synth import mimic_admin, mimic_codes
+from m4bench.sources.synth.core import (
+    GENERATOR_VERSION,
+    QuirkRates,
+    TableSink,
+    check_seed,
+    resolve_sizes,
+    staged_source,
+    stream_rng,
+)
+from m4bench.sources.synth.mimic_chartevents import chartevents_chunk
+from m4bench.sources.synth.mimic_cohort import DEFAULT_STAYS, REAL_PATIENTS, REAL_STAYS, Cohort, build_cohort
+from m4bench.sources.synth.mimic_infection import infection_plan, micro_chunk, prescriptions_chunk
+from m4bench.sources.synth.mimic_lab_plan import icu_labs, ward_labs
+from m4bench.sources.synth.mimic_labs import LabRows
+from m4bench.sources.synth.mimic_latent import StayState, stay_state, subject_conditions
+from m4bench.sources.synth.mimic_treatments import (
+    datetimeevents_chunk,
+    inputevents_chunk,
+    outputevents_chunk,
+    procedureevents_chunk,
+)
+
+CHUNK_STAYS = 200
+CHUNK_ADMISSIONS = 4_000
+DEFAULT_NAME = "synthetic-mimic-iv"
+_CHUNK_STREAMS = {
+    "chart": 10, "labs": 11, "output": 12, "input": 13, "procedure": 14, "datetime": 15,
+    "micro": 16, "rx": 17, "ward": 18,
+}
+_CHUNKED = (
+    "mimiciv_icu.chartevents", "mimiciv_hosp.labevents", "mimiciv_icu.outputevents",
+    "mimiciv_icu.inputevents", "mimiciv_icu.procedureevents", "mimiciv_icu.datetimeevents",
+    "mimiciv_hosp.microbiologyevents", "mimiciv_hosp.prescriptions",
+)
+
+
+class _Sinks:
+    """One open :class:`TableSink` per chunked table, plus running id counters."""
+
+    def __init__(self, layout: SourceLayout, stack: ExitStack) -> None:
+        self.sinks: dict[str, TableSink] = {}
+        for qualified in _CHUNKED:
+            table = MIMIC_IV.table(qualified)
+            path = layout.table_path(table.schema_name, table.name)
+            self.sinks[qualified] = stack.enter_context(TableSink(table, path))
+        self.counters = {"labevent": 1, "microevent": 1, "order": 1_000_000, "pharmacy": 1_000_000}
+
+    def write(self, qualified: str, columns: dict[str, Any], counter: str | None = None) -> None:
+        self.sinks[qualified].write(columns)
+        if counter is not None and columns:
+            self.counters[counter] += len(next(iter(columns.values())))
+
+
+def _stay_ids(cohort: Cohort, stays: np.ndarray) -> dict[str, np.ndarray]:
+    s = cohort.stays
+    return {
+        "subject_id": cohort.patients.subject_id[s.subj[stays]],
+        "hadm_id": cohort.admissions.hadm_id[s.adm[stays]],
+        "stay_id": s.stay_id[stays],
+    }
+
+
+def _stay_chunk(seed: int, chunk: int, cohort: Cohort, conditions: np.ndarray, sinks: _Sinks,
+                quirks: QuirkRates, acute: np.ndarray) -> None:
+    """Every event table of one chunk of ICU stays."""
+    stays = np.arange(chunk * CHUNK_STAYS, min((chunk + 1) * CHUNK_STAYS, len(cohort.stays)))
+    state = stay_state(seed, chunk, cohort, stays, conditions)
+    ids = _stay_ids(cohort, stays)
+    adm = cohort.stays.adm[stays]
+    admit, disch = cohort.admissions.admittime[adm], cohort.admissions.dischtime[adm]
+
+    def rng(name: str) -> np.random.Generator:
+        return stream_rng(seed, _CHUNK_STREAMS[name], chunk)
+
+    sinks.write("mimiciv_icu.chartevents", chartevents_chunk(rng("chart"), state, ids, quirks))
+    labs = LabRows()
+    icu_labs(rng("labs"), state, admit, disch, labs, quirks)
+    lab_rng = rng("labs")
+    sinks.write("mimiciv_hosp.labevents", labs.finish(lab_rng, sinks.counters["labevent"], ids), "labevent")
+    sinks.write("mimiciv_icu.outputevents", outputevents_chunk(rng("output"), state, ids, quirks))
+    sinks.write("mimiciv_icu.inputevents", inputevents_chunk(rng("input"), state, ids, quirks, sinks.counters["order"]), "order")
+    sinks.write("mimiciv_icu.procedureevents", procedureevents_chunk(rng("procedure"), state, ids))
+    sinks.write("mimiciv_icu.datetimeevents", datetimeevents_chunk(rng("datetime"), state, ids))
+    infection_rng = rng("micro")
+    culture_h, antibiotic_h = infection_plan(infection_rng, state)
+    sinks.write("mimiciv_hosp.microbiologyevents",
+                micro_chunk(infection_rng, state, culture_h, ids, admit, quirks, sinks.counters["microevent"]), "microevent")
+    sinks.write("mimiciv_hosp.prescriptions",
+                prescriptions_chunk(rng("rx"), state, antibiotic_h, ids, quirks, sinks.counters["pharmacy"]), "pharmacy")
+    _mark_acute(state, adm, acute)
+
+
+def _mark_acute(state: StayState, adm: np.ndarray, acute: np.ndarray) -> None:
+    """Record the stays' acute problems on their admissions (for the diagnosis codes)."""
+    np.logical_or.at(acute[:, 0], adm, state.aki_stage >= 1)
+    np.logical_or.at(acute[:, 1], adm, state.infection & (state.sev0 > 0.35))
+    np.logical_or.at(acute[:, 2], adm, state.vent)
+
+
+def _ward_chunk(seed: int, chunk: int, cohort: Cohort, conditions: np.ndarray, sinks: _Sinks, quirks: QuirkRates) -> None:
+    ward = np.flatnonzero(~cohort.admissions.is_icu)
+    rows = ward[chunk * CHUNK_ADMISSIONS : (chunk + 1) * CHUNK_ADMISSIONS]
+    a = cohort.admissions
+    rng = stream_rng(seed, _CHUNK_STREAMS["ward"], chunk)
+    subj = a.subj[rows]
+    ckd = conditions[subj, 13]
+    severe = conditions[subj, 14]
+    cr_base = np.where(severe, rng.uniform(2.2, 6.0, len(rows)), np.where(ckd, rng.uniform(1.2, 2.4, len(rows)), rng.lognormal(np.log(0.85), 0.25, len(rows))))
+    labs = LabRows()
+    ward_labs(rng, len(rows), a.admittime[rows], a.dischtime[rows], cr_base, labs, quirks)
+    ids = {"subject_id": cohort.patients.subject_id[subj], "hadm_id": a.hadm_id[rows]}
+    sinks.write("mimiciv_hosp.labevents", labs.finish(rng, sinks.counters["labevent"], ids), "labevent")
+
+
+@contextmanager
+def _progress(enabled: bool, total: int) -> Iterator[Any]:
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, disable=not enabled, transient=False) as progress:
+        yield progress, progress.add_task("synthesizing MIMIC-IV", total=total)
+
+
+def synthesize_mimic_iv(
+    home: DataHome,
+    name: str = DEFAULT_NAME,
+    *,
+    stays: int | None = None,
+    patients: int | None = None,
+    scale: float | None = None,
+    seed: int = 0,
+    force: bool = False,
+    quirks: QuirkRates | None = None,
+    progress: bool = True,
+) -> Source:
+    """Generate a synthetic MIMIC-IV v3.1 source named ``name`` in ``home``.
+
+    Size: one of ``stays``, ``patients`` or ``scale`` (1.0 = the real cardinalities);
+    default about 1,000 ICU stays. Same version, seed and size give byte-identical files.
+    """
+    seed = check_seed(seed)
+    sizes = resolve_sizes(REAL_STAYS, REAL_PATIENTS, DEFAULT_STAYS, stays=stays, patients=patients, scale=scale)
+    quirks = quirks or QuirkRates()
+    with staged_source(home, name, force) as stage:
+        layout = SourceLayout(stage.staging)
+        manifest = SourceManifest(
+            name=name, dataset="mimic-iv", dataset_version="3.1", kind="synthetic", public=True,
+            parameters={"generator": "m4bench-synthetic-mimic-iv", "generator_version": GENERATOR_VERSION,
+                        "seed": seed, "stays": sizes.stays, "scale": round(sizes.scale, 6),
+                        "quirks": quirks.model_dump_json()},
+        )
+        _build(seed, sizes.stays, quirks, layout, manifest, progress)
+        final = stage.commit()
+    layout = SourceLayout(final)
+    manifest = read_model(layout.manifest_path, SourceManifest)
+    write_catalog(layout, manifest)
+    return Source(layout, manifest)
+
+
+def _build(seed: int, n_stays: int, quirks: QuirkRates, layout: SourceLayout, manifest: SourceManifest, show: bool) -> None:
+    cohort = build_cohort(seed, n_stays, quirks)
+    conditions = subject_conditions(seed, cohort)
+    acute = np.zeros((len(cohort.admissions), 3), dtype=bool)
+    n_chunks = -(-len(cohort.stays) // CHUNK_STAYS)
+    n_ward = -(-int((~cohort.admissions.is_icu).sum()) // CHUNK_ADMISSIONS)
+    with _progress(show, n_chunks + n_ward + 1) as (bar, task), ExitStack() as stack:
+        sinks = _Sinks(layout, stack)
+        for chunk in range(n_chunks):
+            _stay_chunk(seed, chunk, cohort, conditions, sinks, quirks, acute)
+            bar.advance(task)
+        for chunk in range(n_ward):
+            _ward_chunk(seed, chunk, cohort, conditions, sinks, quirks)
+            bar.advance(task)
+        stack.close()
+        for qualified, sink in sinks.sinks.items():
+            record_table(layout, manifest, qualified, sink.rows)
+        _write_whole_tables(seed, cohort, conditions, acute, layout, manifest)
+        bar.advance(task)
+
+
+def _write_whole_tables(seed: int, cohort: Cohort, conditions: np.ndarray, acute: np.ndarray,
+                        layout: SourceLayout, manifest: SourceManifest) -> None:
+    tables: dict[str, dict[str, Any]] = {
+        "mimiciv_hosp.patients": mimic_admin.patients_table(cohort),
+        "mimiciv_hosp.admissions": mimic_admin.admissions_table(seed, cohort),
+        "mimiciv_icu.icustays": mimic_admin.icustays_table(cohort),
+        "mimiciv_hosp.transfers": mimic_admin.transfers_table(seed, cohort),
+        "mimiciv_hosp.services": mimic_admin.services_table(seed, cohort),
+        "mimiciv_hosp.diagnoses_icd": mimic_codes.diagnoses_table(seed, cohort, conditions, acute),
+        "mimiciv_hosp.procedures_icd": mimic_codes.procedures_table(seed, cohort),
+        "mimiciv_hosp.d_icd_diagnoses": mimic_codes.d_icd_diagnoses_table(),
+        "mimiciv_hosp.d_icd_procedures": mimic_codes.d_icd_procedures_table(),
+        "mimiciv_icu.d_items": mimic_codes.d_items_table(),
+        "mimiciv_hosp.d_labitems": mimic_codes.d_labitems_table(),
+        "mimiciv_hosp.omr": mimic_codes.omr_table(seed, cohort),
+        **mimic_codes.small_tables(cohort),
+    }
+    for table in MIMIC_IV.tables:
+        if table.qualified in manifest.tables:
+            continue
+        columns = tables.get(table.qualified, {})
+        with TableSink(table, layout.table_path(table.schema_name, table.name)) as sink:
+            sink.write(columns) if columns else None
+        record_table(layout, manifest, table.qualified, sink.rows)
