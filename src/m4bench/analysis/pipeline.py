@@ -217,7 +217,7 @@ def analyze_runs(runs: Sequence[RunRow], settings: AnalysisSettings, source: str
             hint="check the runs' publishable flags, or pass --include-unpublishable",
         )
     cells = CellTable(scored)
-    meta = resolve_task_meta(cells.tasks())
+    meta = resolve_task_meta(cells.tasks(), settings.use_catalog)
     primary = task_deltas(cells, primary_comparison(settings), "reward", meta)
     if not primary:
         raise M4BenchError(

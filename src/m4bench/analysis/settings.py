@@ -18,6 +18,8 @@ class AnalysisSettings(BaseModel):
     permutation_reps: int = Field(DEFAULT_PERMUTATION_REPS, ge=100)
     seed: int = DEFAULT_SEED
     include_unpublishable: bool = False
+    use_catalog: bool = True
+    """Read task family, mode and depth from the task catalog when it lists the task."""
     gains_shown: int = 10
     declines_shown: int = 8
     worst_key_cells: int = 5
