@@ -98,3 +98,42 @@ def test_shipped_release_loads_760_runs() -> None:
         "with-skill-rawsql",
     }
     assert json.loads(runs[0].model_dump_json())["schema_name"] == "native"
+
+
+def test_embedded_score_record_maps_into_run_rows(tmp_path: Path) -> None:
+    item = {
+        "task": "mimic-sofa-24h",
+        "condition": "with-skill",
+        "model": "model-a",
+        "trial": 1,
+        "publishable": True,
+        "score": {
+            "reward": 0.75,
+            "strict_pass": False,
+            "checks": [
+                {"name": "output_exists", "passed": True, "detail": ""},
+                {"name": "row_coverage", "passed": False, "detail": "0.5 < 1.0"},
+            ],
+            "keys": {
+                "precision": 0.5,
+                "recall": 1.0,
+                "f1": 2 / 3,
+                "extra_keys": 10,
+                "agent_unique_keys": 20,
+                "truth_rows": 10,
+            },
+            "ordered_error": {"columns": ["sofa", "renal"], "nmae_matched_rows": 0.1},
+        },
+    }
+    (run,) = load_results_dir(write_results_dir(tmp_path, [{**item, "run_id": "r1"}]))
+    assert run.reward == 0.75 and run.failed == 1 and run.errors == 0
+    assert run.total_tests == 2 and run.strict_pass is False
+    assert (run.key_precision, run.key_recall, run.extra_keys) == (0.5, 1.0, 10)
+    assert run.ordered_value_nmae == 0.1 and run.ordered_value_columns == 2
+
+
+def test_passing_nested_checks_count_zero_failures(tmp_path: Path) -> None:
+    item = record("eicu-gcs", "no-skill", "native", "model-a", 1)
+    item["test_results"].update(failed=0, errors=0)
+    (run,) = load_results_dir(write_results_dir(tmp_path, [item]))
+    assert run.failed == 0 and run.errors == 0 and run.strict_pass is True

@@ -45,22 +45,55 @@ def _f1(precision: Any, recall: Any) -> float | None:
 
 
 def _key_recall(record: dict[str, Any]) -> float | None:
-    explicit = _pick(record, "test_results.key_recall", "key_recall")
+    explicit = _pick(record, "test_results.key_recall", "score.keys.recall", "key_recall")
     if explicit is not None:
         return float(explicit)
-    unique = _pick(record, "test_results.agent_unique_keys", "agent_unique_keys")
-    extra = _pick(record, "test_results.extra_keys", "extra_keys")
-    truth = _pick(record, "test_results.truth_rows", "truth_rows")
+    unique = _pick(
+        record,
+        "test_results.agent_unique_keys",
+        "score.keys.agent_unique_keys",
+        "agent_unique_keys",
+    )
+    extra = _pick(record, "test_results.extra_keys", "score.keys.extra_keys", "extra_keys")
+    truth = _pick(record, "test_results.truth_rows", "score.keys.truth_rows", "truth_rows")
     if unique is None or extra is None or not truth:
         return None
     return (float(unique) - float(extra)) / float(truth)
 
 
+def _either(value: Any, fallback: Any) -> Any:
+    """``value`` unless it is None (0 and False are values), else ``fallback``."""
+    return fallback if value is None else value
+
+
+def _failed_checks(record: dict[str, Any]) -> int | None:
+    """Failed strict checks of an embedded score record, when there is one."""
+    checks = _pick(record, "score.checks")
+    if not isinstance(checks, list):
+        return None
+    return sum(1 for check in checks if isinstance(check, dict) and not check.get("passed"))
+
+
+def _score_errors(record: dict[str, Any]) -> int | None:
+    """0 when an embedded score record exists (its failures are checks), else None."""
+    return 0 if isinstance(_pick(record, "score.checks"), list) else None
+
+
+def _check_count(record: dict[str, Any]) -> int | None:
+    checks = _pick(record, "score.checks")
+    return len(checks) if isinstance(checks, list) else None
+
+
+def _ordered_count(record: dict[str, Any]) -> int | None:
+    columns = _pick(record, "score.ordered_error.columns")
+    return len(columns) if isinstance(columns, list) else None
+
+
 def result_to_run(record: dict[str, Any], run_id: str) -> RunRow:
     """One result record as a ``RunRow`` (raises pydantic's error on bad fields)."""
-    precision = _pick(record, "test_results.key_precision", "key_precision")
+    precision = _pick(record, "test_results.key_precision", "score.keys.precision", "key_precision")
     recall = _key_recall(record)
-    key_f1 = _pick(record, "test_results.key_f1", "key_f1")
+    key_f1 = _pick(record, "test_results.key_f1", "score.keys.f1", "key_f1")
     fields: dict[str, Any] = {
         "run_id": _pick(record, "run_id") or run_id,
         "task": _pick(record, "task"),
@@ -69,7 +102,7 @@ def result_to_run(record: dict[str, Any], run_id: str) -> RunRow:
         "model": _pick(record, "model") or "default",
         "agent": _pick(record, "agent") or "",
         "trial": _pick(record, "trial"),
-        "reward": _pick(record, "test_results.reward", "reward"),
+        "reward": _pick(record, "test_results.reward", "score.reward", "reward"),
         "publishable": bool(_pick(record, "publishable")),
         "isolated": _pick(record, "isolated"),
         "filesystem_canary": _passed_flag(_pick(record, "filesystem_canary")),
@@ -77,18 +110,28 @@ def result_to_run(record: dict[str, Any], run_id: str) -> RunRow:
         "agent_returncode": _pick(record, "agent_result.returncode", "returncode"),
         "failure_reason": _pick(record, "agent_result.failure_reason", "failure_reason"),
         "passed": _pick(record, "test_results.passed", "passed"),
-        "failed": _pick(record, "test_results.failed", "failed"),
-        "errors": _pick(record, "test_results.errors", "errors"),
-        "total_tests": _pick(record, "test_results.total", "total_tests"),
+        "failed": _either(_pick(record, "test_results.failed", "failed"), _failed_checks(record)),
+        "errors": _either(_pick(record, "test_results.errors", "errors"), _score_errors(record)),
+        "total_tests": _either(
+            _pick(record, "test_results.total", "total_tests"), _check_count(record)
+        ),
         "diagnostics_failed": _pick(record, "test_results.diagnostics_failed"),
         "key_f1": key_f1 if key_f1 is not None else _f1(precision, recall),
         "key_precision": precision,
         "key_recall": recall,
-        "extra_keys": _pick(record, "test_results.extra_keys", "extra_keys"),
-        "agent_unique_keys": _pick(record, "test_results.agent_unique_keys"),
-        "truth_rows": _pick(record, "test_results.truth_rows", "truth_rows"),
-        "ordered_value_nmae": _pick(record, "test_results.ordered_value_nmae"),
-        "ordered_value_columns": _pick(record, "test_results.ordered_value_columns"),
+        "extra_keys": _pick(record, "test_results.extra_keys", "score.keys.extra_keys"),
+        "agent_unique_keys": _pick(
+            record, "test_results.agent_unique_keys", "score.keys.agent_unique_keys"
+        ),
+        "truth_rows": _pick(
+            record, "test_results.truth_rows", "score.keys.truth_rows", "truth_rows"
+        ),
+        "ordered_value_nmae": _pick(
+            record, "test_results.ordered_value_nmae", "score.ordered_error.nmae_matched_rows"
+        ),
+        "ordered_value_columns": _either(
+            _pick(record, "test_results.ordered_value_columns"), _ordered_count(record)
+        ),
         "elapsed_seconds": _pick(record, "agent_result.elapsed_seconds", "elapsed_seconds"),
         "input_tokens": _pick(record, "token_usage.input_tokens"),
         "cached_input_tokens": _pick(record, "token_usage.cached_input_tokens"),
