@@ -14,6 +14,7 @@ from m4bench import __version__
 from m4bench.cli import analyze as analyze_cli
 from m4bench.cli import concepts as concepts_cli
 from m4bench.cli import data as data_cli
+from m4bench.cli import data_synth as data_synth_cli
 from m4bench.cli import tasks as tasks_cli
 from m4bench.errors import M4BenchError
 
@@ -24,6 +25,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(data_cli.app, name="data")
+data_cli.app.add_typer(data_synth_cli.app, name="synth")
 app.add_typer(tasks_cli.app, name="tasks")
 app.command("reference")(tasks_cli.reference_command)
 app.add_typer(concepts_cli.app, name="concepts")

@@ -20,14 +20,15 @@ def time_grid(
     """Charting offsets every ``step`` minutes from ``start`` to ``end`` for each stay.
 
     Returns ``(owner, offset)``: the stay position of each row and its minute offset.
-    A share ``off_hour`` of the rows is moved a few minutes off the grid.
+    A share ``off_hour`` of the rows after the first is moved a few minutes off the grid.
     """
     steps = np.broadcast_to(np.asarray(step, dtype=np.int64), start.shape)
     span = np.maximum(end - start, 0)
     counts = span // steps + 1
     owner = np.repeat(np.arange(start.size, dtype=np.int64), counts)
-    offset = start[owner] + group_arange(counts) * steps[owner]
-    shift = rng.integers(-9, 10, owner.size) * (rng.random(owner.size) < off_hour)
+    k = group_arange(counts)
+    offset = start[owner] + k * steps[owner]
+    shift = rng.integers(-9, 10, owner.size) * (rng.random(owner.size) < off_hour) * (k > 0)
     return owner, offset + shift
 
 

@@ -165,7 +165,7 @@ def _plan_icu(rng: np.random.Generator, n_icu_adm: int, n_stays: int, quirks: Qu
     rel_out = rel_in + los
     last_out = rel_out[np.cumsum(per_adm) - 1]
     worst = np.maximum.reduceat(severity, first)
-    died = rng.random(n_icu_adm) < 0.02 + 0.75 * worst**2
+    died = rng.random(n_icu_adm) < 0.02 + 0.6 * worst**2
     post = np.clip(rng.lognormal(np.log(3 * DAY), 0.8, n_icu_adm), 2 * HOUR, 40 * DAY)
     return _StayPlan(
         per_adm=per_adm,

@@ -110,11 +110,12 @@ def stay_state(seed: int, chunk: int, cohort: Cohort, stays: np.ndarray, conditi
     pressor_on = np.clip(pressor_on, -2, np.maximum(los_h - 2, 0))
     pressor_off = np.minimum(pressor_on + rng.lognormal(np.log(20), 0.8, n), los_h + 1)
     infection = rng.random(n) < 0.12 + 0.65 * sev0
-    infection_h = rng.uniform(-30, 48, n)
+    pre_h = (intime - cohort.admissions.admittime[s.adm[stays]]) / HOUR
+    infection_h = rng.uniform(np.clip(-pre_h + 0.5, -30, 0), 48)
     ckd = cond[:, 13] | cond[:, 14]
     cr_base = np.where(cond[:, 14], rng.uniform(2.2, 6.0, n), np.where(ckd, rng.uniform(1.3, 2.4, n), rng.lognormal(np.log(0.85), 0.25, n)))
-    aki_draw = rng.random(n) - 0.45 * sev0
-    aki_stage = np.select([aki_draw < 0.08, aki_draw < 0.25, aki_draw < 0.5], [3, 2, 1], 0)
+    aki_draw = rng.random(n) - 0.25 * sev0
+    aki_stage = np.select([aki_draw < 0.02, aki_draw < 0.10, aki_draw < 0.25], [3, 2, 1], 0)
     crrt = (aki_stage == 3) & (rng.random(n) < 0.45 + 0.3 * sev0)
     return StayState(
         intime=intime, outtime=outtime, los_h=los_h, sev0=sev0, sev_end=sev_end, died=died,
@@ -124,7 +125,7 @@ def stay_state(seed: int, chunk: int, cohort: Cohort, stays: np.ndarray, conditi
         aki_peak_h=rng.uniform(6, 60, n), crrt=crrt, cr_base=cr_base,
         liver=np.where(cond[:, 9] | (rng.random(n) < 0.06 + 0.2 * sev0), rng.uniform(2, 12, n), 1.0),
         platelet_base=rng.lognormal(np.log(230), 0.35, n) * (1 - 0.6 * sev0),
-        gcs_loss=np.where(rng.random(n) < 0.15 + 0.5 * sev0, rng.integers(1, 13, n), 0),
+        gcs_loss=np.where(rng.random(n) < 0.1 + 0.45 * sev0, rng.integers(1, 13, n), 0),
         weight=np.round(np.clip(rng.normal(82, 20, n), 40, 200), 1),
         height_cm=np.round(np.clip(rng.normal(170, 10, n), 145, 200)),
         art_line=cvicu | vent | pressor | (rng.random(n) < 0.15),
@@ -143,5 +144,5 @@ def _ventilation(
     duration = np.where(post_op, rng.uniform(4, 16, n), rng.lognormal(np.log(40), 0.9, n))
     end = np.minimum(start + duration, los_h - 0.5)
     vent &= end > start + 2
-    trach = vent & (end - start > 240) & (rng.random(n) < 0.4)
+    trach = vent & (end - start > 96) & (rng.random(n) < 0.5)
     return vent, start, end, trach

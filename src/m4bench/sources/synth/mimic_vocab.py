@@ -84,9 +84,10 @@ GCS_MOTOR = (
     (2, "Abnormal extension"), (1, "No response"),
 )
 DEVICES_SUPPLEMENTAL = (
-    "Nasal cannula", "Nasal cannula", "Nasal cannula", "Nasal cannula", "Face tent",
-    "Aerosol-cool", "Non-rebreather", "Venti mask ", "Medium conc mask ", "High flow neb",
-    "Oxymizer", "Ultrasonic neb", "Vapomist",
+    "Nasal cannula", "Nasal cannula", "Nasal cannula", "Nasal cannula", "Nasal cannula",
+    "Nasal cannula", "Face tent", "Face tent", "Aerosol-cool", "Aerosol-cool", "Non-rebreather",
+    "Venti mask ", "Medium conc mask ", "High flow neb", "High flow neb", "Oxymizer",
+    "Trach mask ", "Ultrasonic neb", "Vapomist",
 )
 DEVICES_INVASIVE = ("Endotracheal tube",)
 DEVICES_TRACH = ("Tracheostomy tube", "Trach mask ")
