@@ -54,6 +54,25 @@ def test_operational_spec_comparisons(full: AnalysisResult) -> None:
     assert rows["with-skill vs operational-spec"][4] == pytest.approx(0.2 * EFFECT)
 
 
+def test_operational_spec_by_task(full: AnalysisResult) -> None:
+    rows = {r[0]: r for r in full.table("operational_spec_by_task").rows}
+    assert set(rows) == set(TASKS)
+    assert rows["mimic-sofa-24h-raw"][4] == pytest.approx(0.8 * 0.30)  # spec - baseline
+    assert rows["mimic-sofa-24h-raw"][5] == pytest.approx(0.2 * 0.30)  # targeted - spec
+
+
+def test_every_task_balanced_comparison_has_a_p_value(full: AnalysisResult) -> None:
+    balanced = [e for e in full.comparisons if e.scope == "task-balanced"]
+    assert {e.comparison for e in balanced} >= {
+        "with-skill vs no-skill",
+        "decoy vs no-skill",
+        "with-skill vs operational-spec",
+        "with-skill vs no-skill (obfuscated)",
+    }
+    decoy = next(e for e in balanced if e.comparison == "decoy vs no-skill")
+    assert decoy.p_value == pytest.approx(1.0)  # a zero effect is never exceeded
+
+
 def test_schema_robustness_ratio(full: AnalysisResult) -> None:
     table = full.table("schema_robustness")
     ratios = {(r[0], r[1]): r[-1] for r in table.rows}

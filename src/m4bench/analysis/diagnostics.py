@@ -34,6 +34,7 @@ def key_table(cells: CellTable, settings: AnalysisSettings) -> Table:
                 len(own),
                 _mean([cells.mean(c, "key_f1") for c in own]),
                 _mean([cells.mean(c, "key_precision") for c in own]),
+                _mean([cells.mean(c, "key_recall") for c in own]),
                 sum(cells.total(c, "extra_keys") for c in own),
             ]
         )
@@ -45,6 +46,7 @@ def key_table(cells: CellTable, settings: AnalysisSettings) -> Table:
                 len(cells.runs(cell)),
                 cells.mean(cell, "key_f1"),
                 cells.mean(cell, "key_precision"),
+                cells.mean(cell, "key_recall"),
                 cells.total(cell, "extra_keys"),
             ]
         )
@@ -53,7 +55,7 @@ def key_table(cells: CellTable, settings: AnalysisSettings) -> Table:
         title="Key diagnostics",
         caption="First rows summarize the baseline and treatment cells (N = cells); the "
         "rest are the cells with the most extra keys (N = runs). Means of cell means.",
-        columns=["Condition or cell", "N", "Key F1", "Key precision", "Extra keys"],
+        columns=["Condition or cell", "N", "Key F1", "Key precision", "Key recall", "Extra keys"],
         rows=rows,
     )
 

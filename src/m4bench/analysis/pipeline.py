@@ -14,6 +14,7 @@ from m4bench.analysis.controls import (
     matched_controls_table,
     operational_spec_estimates,
     operational_spec_table,
+    operational_spec_task_table,
     schema_robustness_table,
 )
 from m4bench.analysis.diagnostics import (
@@ -139,7 +140,12 @@ def comparison_estimates(
         if deltas:
             rows.extend(
                 per_model_and_balanced(
-                    deltas, comparison.name, "reward", settings.reps, settings.seed
+                    deltas,
+                    comparison.name,
+                    "reward",
+                    settings.reps,
+                    settings.seed,
+                    permutation_reps=settings.permutation_reps,
                 )
             )
     return rows
@@ -238,7 +244,11 @@ def analyze_runs(runs: Sequence[RunRow], settings: AnalysisSettings, source: str
         secondary_table(cells, meta, settings),
         key_table(cells, settings),
         matched_controls_table(cells, settings),
-        *([operational_spec_table(spec)] if spec else []),
+        *(
+            [operational_spec_table(spec), operational_spec_task_table(cells, settings)]
+            if spec
+            else []
+        ),
         schema_robustness_table(cells, meta, settings),
         strict_pass_table(cells),
         resources_table(cells, settings),
