@@ -616,7 +616,7 @@ def test_first_day_sofa_gases_and_vasopressors(insert, build, rows):
         [
             # ventilated P/F 250 scores 0 in the first-day rules
             {"subject_id": 1, "charttime": at(5), "specimen": "ART.", "pao2fio2ratio": 250.0},
-            # ventilated 150 (any specimen) -> 3; the novent 350 outside the episode does not lower it
+            # ventilated 150 (any specimen) -> 3; the novent 350 after the episode: only 1
             {"subject_id": 2, "charttime": at(5), "specimen": "VEN.", "pao2fio2ratio": 150.0},
             {"subject_id": 2, "charttime": at(12), "specimen": "ART.", "pao2fio2ratio": 350.0},
             # not ventilated: 299 -> 2; a gas 7 h before intime is outside the window
