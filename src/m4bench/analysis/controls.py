@@ -167,52 +167,65 @@ def operational_spec_task_table(cells: CellTable, settings: AnalysisSettings) ->
     )
 
 
+def _schema_rows(
+    cells: CellTable,
+    meta: dict[str, TaskMeta],
+    settings: AnalysisSettings,
+    model: str,
+    schemas: list[str],
+) -> list[list[Value]]:
+    """One model's rows: each schema on the tasks every schema has, native first."""
+    by_schema = {
+        schema: {
+            d.task: d
+            for d in task_deltas(
+                cells,
+                Comparison(settings.baseline, settings.treatment, schema),
+                "reward",
+                meta,
+                [model],
+            )
+        }
+        for schema in schemas
+    }
+    common = sorted(set.intersection(*(set(found) for found in by_schema.values())))
+    rows: list[list[Value]] = []
+    native_delta: float | None = None
+    for schema in schemas if common else []:
+        chosen = [by_schema[schema][task] for task in common]
+        e = summarize(chosen, schema, "reward", model, settings.reps, settings.seed)
+        native_delta = e.delta if native_delta is None else native_delta
+        ratio = e.delta / native_delta if native_delta else None
+        rows.append(
+            [
+                model,
+                schema,
+                e.tasks,
+                e.baseline,
+                e.treatment,
+                e.delta,
+                e.ci_low,
+                e.ci_high,
+                e.improved,
+                e.total,
+                ratio,
+            ]
+        )
+    return rows
+
+
 def schema_robustness_table(
     cells: CellTable, meta: dict[str, TaskMeta], settings: AnalysisSettings
 ) -> Table:
     """Per model and schema: skill delta and its ratio to the native-schema delta."""
-    rows: list[list[Value]] = []
     schemas = [settings.native_schema] + [
         schema for schema in cells.schemas() if schema != settings.native_schema
     ]
-    for model in cells.models():
-        by_schema = {
-            schema: {
-                d.task: d
-                for d in task_deltas(
-                    cells,
-                    Comparison(settings.baseline, settings.treatment, schema),
-                    "reward",
-                    meta,
-                    [model],
-                )
-            }
-            for schema in schemas
-        }
-        common = set.intersection(*(set(found) for found in by_schema.values()))
-        if not common:
-            continue
-        native_delta: float | None = None
-        for schema in schemas:
-            chosen = [by_schema[schema][task] for task in sorted(common)]
-            e = summarize(chosen, schema, "reward", model, settings.reps, settings.seed)
-            native_delta = e.delta if native_delta is None else native_delta
-            ratio = e.delta / native_delta if native_delta else None
-            rows.append(
-                [
-                    model,
-                    schema,
-                    e.tasks,
-                    e.baseline,
-                    e.treatment,
-                    e.delta,
-                    e.ci_low,
-                    e.ci_high,
-                    e.improved,
-                    e.total,
-                    ratio,
-                ]
-            )
+    rows = [
+        row
+        for model in cells.models()
+        for row in _schema_rows(cells, meta, settings, model, schemas)
+    ]
     return Table(
         name="schema_robustness",
         title="Skill effect across schema variants",
@@ -221,7 +234,10 @@ def schema_robustness_table(
         columns=[
             "Model",
             "Schema",
-            *(["Tasks", "Baseline", "Treatment", "Delta"]),
+            "Tasks",
+            "Baseline",
+            "Treatment",
+            "Delta",
             "CI low",
             "CI high",
             "Improved",
