@@ -14,7 +14,9 @@ from m4bench import __version__
 from m4bench.cli import analyze as analyze_cli
 from m4bench.cli import concepts as concepts_cli
 from m4bench.cli import data as data_cli
+from m4bench.cli import data_profile as data_profile_cli
 from m4bench.cli import data_synth as data_synth_cli
+from m4bench.cli import data_synth_eicu as data_synth_eicu_cli
 from m4bench.cli import tasks as tasks_cli
 from m4bench.errors import M4BenchError
 
@@ -26,6 +28,8 @@ app = typer.Typer(
 )
 app.add_typer(data_cli.app, name="data")
 data_cli.app.add_typer(data_synth_cli.app, name="synth")
+data_synth_cli.app.command("eicu")(data_synth_eicu_cli.eicu_command)
+data_cli.app.command("profile")(data_profile_cli.profile_command)
 app.add_typer(tasks_cli.app, name="tasks")
 app.command("reference")(tasks_cli.reference_command)
 app.add_typer(concepts_cli.app, name="concepts")

@@ -110,9 +110,10 @@ def synthesize_eicu(
         "stays": sizes.stays,
         "scale": round(sizes.scale, 6),
         "seed": seed,
+        "generator": "m4bench-synthetic-eicu",
         "generator_version": GENERATOR_VERSION,
+        "quirks": rates.model_dump_json(),
     }
-    parameters.update({f"quirk.{k}": float(x) for k, x in rates.model_dump().items()})
     with staged_source(home, name, force) as stage:
         layout = SourceLayout(stage.staging)
         manifest = SourceManifest(

@@ -39,7 +39,7 @@ def _urine_tails(
         ]
     )
     stay_variant = variants[rng.choice(variants.size, has_output.size, p=weights)]
-    covering = np.flatnonzero(has_output)[: variants.size]
+    covering = np.flatnonzero(has_output)[: variants.size if q.io_urine_variant > 0 else 0]
     stay_variant[covering] = variants[: covering.size]
     uses_variant = rng.random(owner.size) < q.io_urine_variant
     first_row = np.r_[True, owner[1:] != owner[:-1]] if owner.size else np.zeros(0, dtype=bool)

@@ -16,7 +16,7 @@ import pyarrow as pa
 from m4bench.sources.synth import eicu_vocab as v
 from m4bench.sources.synth.eicu_cohort import EicuCohort
 from m4bench.sources.synth.eicu_quirks import EicuQuirkRates
-from m4bench.sources.synth.eicu_series import number_text, pick, time_grid
+from m4bench.sources.synth.eicu_series import cover, number_text, pick, time_grid
 
 _LAB_DRIFT = {
     "albumin": -0.4,
@@ -51,7 +51,7 @@ def _lab_block(
         mid, half = (low + high) / 2, (high - low) / 2
         drift = _LAB_DRIFT.get(name, 0.0) * s * (high if _LAB_DRIFT.get(name, 0.0) > 0 else mid)
         value = mid + drift + rng.normal(0, half * 0.6, owner.size)
-        floor = low * 0.3 if low > 0 else low - 3 * half
+        floor = low * 0.3 if low > 0 else (0.0 if low == 0 else low - 3 * half)
         blocks.append((owner, offset, name, type_id, unit, np.maximum(value, floor)))
     return blocks
 
@@ -138,7 +138,8 @@ def infusiondrug(cohort: EicuCohort, rng: np.random.Generator) -> dict[str, Any]
     """Hourly infusion rows: vasopressors for shocked stays, sedation and others."""
     n = cohort.n
     pressor = cohort.vasopressor
-    drugs = np.where(pressor, rng.integers(0, len(v.VASOACTIVE_DRUGS), n), -1)
+    k = len(v.VASOACTIVE_DRUGS)
+    drugs = np.where(pressor, cover(rng.integers(0, k, n), pressor, k), -1)
     start = rng.integers(-60, 600, n)
     end = start + rng.lognormal(np.log(600.0) + cohort.severity, 0.6, n).astype(np.int64)
     owner, offset = time_grid(rng, start, np.minimum(end, cohort.los_minutes), 60)

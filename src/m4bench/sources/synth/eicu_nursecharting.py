@@ -183,7 +183,7 @@ def _blood_pressure(
     art_line = (cohort.ventilated | cohort.vasopressor | (s > 0.6)) & (rng.random(n) < 0.75)
     family = rng.integers(0, 3, n)
     arterial = art_line[owner]
-    ibp = mean - 3 + rng.normal(0, 4, owner.size)
+    ibp = np.maximum(mean - 3 + rng.normal(0, 4, owner.size), 5.0)
     decimals_share = rng.random(owner.size) < 0.1
     ibp = np.where(decimals_share, ibp + rng.random(owner.size) / 3, ibp)
     for fam, triple in enumerate(

@@ -8,7 +8,7 @@ import numpy as np
 
 from m4bench.sources.synth import eicu_vocab as v
 from m4bench.sources.synth.eicu_cohort import HOSPITAL_IDS, EicuCohort
-from m4bench.sources.synth.eicu_series import pick, pick_weighted
+from m4bench.sources.synth.eicu_series import cover, pick, pick_weighted
 
 UNMAPPED_DX = ("Pancreatitis", "Fracture-femur", "Weaning from mechanical ventilation")
 
@@ -89,22 +89,35 @@ def _admission(cohort: EicuCohort, rng: np.random.Generator) -> dict[str, Any]:
     medical_source = pick_weighted(rng, v.MEDICAL_SOURCES, v.MEDICAL_SOURCE_WEIGHTS, n)
     source = np.where(cohort.surgical, surgical_source, medical_source)
     transfer_source = pick(rng, ("Other ICU", "Floor", "Step-Down Unit (SDU)"), n)
-    surgical_dx = pick(rng, v.APACHE_DX_SURGICAL, n)
-    dx = np.where(cohort.surgical, surgical_dx, pick(rng, v.APACHE_DX_MEDICAL, n))
-    dx = np.where(rng.random(n) < 0.03, pick(rng, UNMAPPED_DX, n), dx)
+    dx, covered = _diagnoses(cohort, rng)
+    unmapped = (rng.random(n) < 0.03) & ~covered
+    dx = np.where(unmapped, pick(rng, UNMAPPED_DX, n), dx)
+    dx[(rng.random(n) < 0.05) & ~covered] = None
     first_type = np.where(rng.random(n) < 0.05, "stepdown/other", "admit")
     return {
-        "apacheadmissiondx": _blank(rng, dx, 0.05),
+        "apacheadmissiondx": dx,
         "unitadmitsource": np.where(later_visit, transfer_source, source),
         "unitstaytype": np.where(later_visit, pick(rng, ("transfer", "readmit"), n), first_type),
     }
 
 
-def _blank(rng: np.random.Generator, text: np.ndarray, rate: float) -> np.ndarray:
-    """``text`` as an object array with a share ``rate`` set to NULL."""
-    out = text.astype(object)
-    out[rng.random(text.size) < rate] = None
-    return out
+def _diagnoses(cohort: EicuCohort, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """APACHE admission diagnoses by surgical status; the first stays cover every string.
+
+    Returns the diagnoses (object array) and which stays carry a covering string.
+    """
+    n = cohort.n
+    dx = np.empty(n, dtype=object)
+    covered = np.zeros(n, dtype=bool)
+    for group, strings in (
+        (cohort.surgical, v.APACHE_DX_SURGICAL),
+        (~cohort.surgical, v.APACHE_DX_MEDICAL),
+    ):
+        k = len(strings)
+        index = cover(rng.integers(0, k, n), group, k)
+        dx[group] = np.array(strings, dtype=object)[index[group]]
+        covered[np.flatnonzero(group)[:k]] = True
+    return dx, covered
 
 
 def hospital(rng: np.random.Generator) -> dict[str, Any]:

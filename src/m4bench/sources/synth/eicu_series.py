@@ -109,3 +109,15 @@ def sprinkle(
     """Replace a share ``rate`` of the entries of ``text`` (in place) with junk ``choices``."""
     hit = rng.random(text.size) < rate
     text[hit] = pick(rng, choices, int(hit.sum()))
+
+
+def cover(index: np.ndarray, eligible: np.ndarray, choices: int) -> np.ndarray:
+    """``index`` with its first ``choices`` eligible entries set to 0, 1, 2, ...
+
+    Used so that every string of a vocabulary appears in any chunk of a few hundred
+    stays, while the rest stay random.
+    """
+    out = index.copy()
+    first = np.flatnonzero(eligible)[:choices]
+    out[first] = np.arange(first.size)
+    return out

@@ -1,0 +1,202 @@
+"""MIMIC-IV profile queries: event tables by itemid, and one detector per quirk.
+
+Detector names match the fields of the MIMIC-IV generator's ``QuirkRates``; the
+queries only read official columns, so they measure real data just as well.
+"""
+
+from __future__ import annotations
+
+from m4bench.sources.profile_spec import ItemQuery, QuirkDetector
+
+HOSP = "mimiciv_hosp"
+ICU = "mimiciv_icu"
+CHART = f"{ICU}.chartevents"
+LABS = f"{HOSP}.labevents"
+MICRO = f"{HOSP}.microbiologyevents"
+INPUTS = f"{ICU}.inputevents"
+VASOPRESSORS = "221906, 221289, 221662, 221653, 221749, 222315"
+USUAL_UNIT = (
+    "CASE itemid WHEN 222315 THEN 'units/hour' WHEN 221749 THEN 'mcg/kg/min' ELSE 'mcg/kg/min' END"
+)
+LAB_LIMITS = (
+    "(itemid = 50912 AND valuenum > 150) OR (itemid = 51006 AND valuenum > 300) "
+    "OR (itemid = 50971 AND valuenum > 30) OR (itemid = 50983 AND valuenum > 200) "
+    "OR (itemid = 50862 AND valuenum > 10) OR (itemid = 50931 AND valuenum > 10000) "
+    "OR (itemid = 51221 AND valuenum > 100)"
+)
+FIO2 = (
+    f"(SELECT valuenum FROM {CHART} WHERE itemid = 223835 AND valuenum IS NOT NULL "
+    f"UNION ALL SELECT valuenum FROM {LABS} WHERE itemid = 50816 AND valuenum IS NOT NULL)"
+)
+
+
+def _share(table: str, condition: str, where: str = "TRUE") -> str:
+    return f"SELECT COUNT(*) FILTER (WHERE {condition}), COUNT(*) FROM {table} WHERE {where}"
+
+
+def _specimens(condition: str) -> str:
+    return (
+        f"SELECT COUNT(*) FILTER (WHERE hit), COUNT(*) FROM (SELECT micro_specimen_id, "
+        f"BOOL_OR({condition}) AS hit FROM {MICRO} GROUP BY 1)"
+    )
+
+
+DETECTORS: tuple[QuirkDetector, ...] = (
+    QuirkDetector(
+        "temperature_unit_swap",
+        "temperature rows charted in the other unit's item",
+        (CHART,),
+        _share(
+            CHART,
+            "(itemid = 223761 AND valuenum < 50) OR (itemid = 223762 AND valuenum > 50)",
+            "itemid IN (223761, 223762) AND valuenum IS NOT NULL",
+        ),
+    ),
+    QuirkDetector(
+        "fio2_fraction",
+        "numeric FiO2 rows (223835, lab 50816) written as a fraction <= 1",
+        (CHART, LABS),
+        f"SELECT COUNT(*) FILTER (WHERE valuenum <= 1), COUNT(*) FROM {FIO2}",
+    ),
+    QuirkDetector(
+        "fio2_flow_typo",
+        "numeric FiO2 rows between 1 and 20 (an O2 flow typed as FiO2)",
+        (CHART, LABS),
+        f"SELECT COUNT(*) FILTER (WHERE valuenum > 1 AND valuenum <= 20), COUNT(*) FROM {FIO2}",
+    ),
+    QuirkDetector(
+        "gcs_partial",
+        "GCS charttimes with fewer than three components",
+        (CHART,),
+        f"SELECT COUNT(*) FILTER (WHERE n < 3), COUNT(*) FROM (SELECT stay_id, charttime, "
+        f"COUNT(DISTINCT itemid) AS n FROM {CHART} WHERE itemid IN (220739, 223900, 223901) "
+        "GROUP BY 1, 2)",
+    ),
+    QuirkDetector(
+        "chart_duplicate",
+        "extra chartevents rows at an already charted (stay, time, item)",
+        (CHART,),
+        f"SELECT SUM(n - 1), COUNT(*) FROM (SELECT COUNT(*) AS n FROM {CHART} "
+        "GROUP BY stay_id, charttime, itemid)",
+    ),
+    QuirkDetector(
+        "lab_text_value",
+        "lab rows with a text value and valuenum NULL",
+        (LABS,),
+        _share(LABS, "valuenum IS NULL AND value IS NOT NULL"),
+    ),
+    QuirkDetector(
+        "lab_out_of_range",
+        "creatinine/BUN/K/Na/albumin/glucose/Hct rows beyond the filters",
+        (LABS,),
+        _share(
+            LABS,
+            LAB_LIMITS,
+            "itemid IN (50912, 51006, 50971, 50983, 50862, 50931, 51221) AND valuenum IS NOT NULL",
+        ),
+    ),
+    QuirkDetector(
+        "lab_null_hadm",
+        "lab rows inside an admission of the subject with hadm_id NULL",
+        (LABS, f"{HOSP}.admissions"),
+        f"SELECT COUNT(DISTINCT l.labevent_id) FILTER (WHERE l.hadm_id IS NULL), "
+        f"COUNT(DISTINCT l.labevent_id) FROM {LABS} l JOIN {HOSP}.admissions a "
+        "ON a.subject_id = l.subject_id AND l.charttime BETWEEN a.admittime AND a.dischtime",
+    ),
+    QuirkDetector(
+        "micro_null_hadm",
+        "microbiology specimens with hadm_id NULL",
+        (MICRO,),
+        _specimens("hadm_id IS NULL"),
+    ),
+    QuirkDetector(
+        "micro_date_only",
+        "microbiology specimens with charttime NULL (date only)",
+        (MICRO,),
+        _specimens("charttime IS NULL"),
+    ),
+    QuirkDetector(
+        "bg_simultaneous_venous",
+        "arterial ('ART.') gases with another pO2 specimen of the subject at the same time",
+        (LABS,),
+        f"WITH gas AS (SELECT DISTINCT subject_id, charttime, specimen_id FROM {LABS} "
+        f"WHERE itemid = 50821), art AS (SELECT DISTINCT specimen_id FROM {LABS} "
+        "WHERE itemid = 52033 AND value = 'ART.'), g AS (SELECT gas.*, COUNT(*) OVER "
+        "(PARTITION BY subject_id, charttime) AS n FROM gas) SELECT COUNT(*) FILTER "
+        "(WHERE n > 1), COUNT(*) FROM g JOIN art USING (specimen_id)",
+    ),
+    QuirkDetector(
+        "device_without_flow",
+        "O2 device rows (226732) without an O2 flow at that time",
+        (CHART,),
+        f"SELECT COUNT(*) FILTER (WHERE f.stay_id IS NULL), COUNT(*) FROM {CHART} d LEFT JOIN "
+        f"(SELECT DISTINCT stay_id, charttime FROM {CHART} WHERE itemid IN (223834, 227582, "
+        "227287)) f USING (stay_id, charttime) WHERE d.itemid = 226732",
+    ),
+    QuirkDetector(
+        "vasopressor_unit_variant",
+        "vasopressor rows in a rare rate unit",
+        (INPUTS,),
+        _share(INPUTS, f"rateuom <> {USUAL_UNIT}", f"itemid IN ({VASOPRESSORS})"),
+    ),
+    QuirkDetector(
+        "vasopressor_overlap",
+        "vasopressor orders overlapping another order of the same drug in the stay",
+        (INPUTS,),
+        f"WITH o AS (SELECT stay_id, itemid, linkorderid, MIN(starttime) AS s, MAX(endtime) AS e "
+        f"FROM {INPUTS} WHERE itemid IN ({VASOPRESSORS}) GROUP BY 1, 2, 3) SELECT COUNT(*) "
+        "FILTER (WHERE EXISTS (SELECT 1 FROM o b WHERE b.stay_id = o.stay_id AND b.itemid = "
+        "o.itemid AND b.linkorderid <> o.linkorderid AND b.s < o.e AND o.s < b.e)), COUNT(*) "
+        "FROM o",
+    ),
+    QuirkDetector(
+        "absurd_weight",
+        "weight rows (226512, 224639) of at most 1 kg or 1500+ kg",
+        (CHART,),
+        _share(CHART, "valuenum <= 1 OR valuenum >= 1500", "itemid IN (226512, 224639)"),
+    ),
+    QuirkDetector(
+        "off_hour_time",
+        "chartevents rows whose charttime is not on the hour",
+        (CHART,),
+        _share(CHART, "MINUTE(charttime) <> 0 OR SECOND(charttime) <> 0"),
+    ),
+    QuirkDetector(
+        "icu_before_admission",
+        "ICU stays whose intime precedes the admission time",
+        (f"{ICU}.icustays", f"{HOSP}.admissions"),
+        f"SELECT COUNT(*) FILTER (WHERE i.intime < a.admittime), COUNT(*) FROM {ICU}.icustays i "
+        f"JOIN {HOSP}.admissions a USING (hadm_id)",
+    ),
+    QuirkDetector(
+        "null_route_antibiotic",
+        "prescriptions with a NULL route",
+        (f"{HOSP}.prescriptions",),
+        _share(f"{HOSP}.prescriptions", "route IS NULL"),
+    ),
+    QuirkDetector(
+        "deathtime_typo",
+        "in-hospital deaths whose deathtime differs from dischtime",
+        (f"{HOSP}.admissions",),
+        _share(f"{HOSP}.admissions", "deathtime <> dischtime", "deathtime IS NOT NULL"),
+    ),
+)
+
+
+def _by_itemid(table: str, value: str, labels: str) -> ItemQuery:
+    return ItemQuery(
+        table,
+        "itemid",
+        value,
+        f"SELECT itemid, COUNT(*), COUNT({value}), MIN({value}), MAX({value}) FROM {table} "
+        "GROUP BY itemid ORDER BY itemid",
+        label_sql=f"SELECT itemid, label FROM {labels}",
+    )
+
+
+ITEM_QUERIES: tuple[ItemQuery, ...] = (
+    _by_itemid(CHART, "valuenum", f"{ICU}.d_items"),
+    _by_itemid(LABS, "valuenum", f"{HOSP}.d_labitems"),
+    _by_itemid(INPUTS, "rate", f"{ICU}.d_items"),
+    _by_itemid(f"{ICU}.outputevents", "value", f"{ICU}.d_items"),
+)
