@@ -60,7 +60,8 @@ def micro_chunk(rng: np.random.Generator, s: StayState, culture_h: np.ndarray, i
     stay = np.repeat(np.arange(n), count)
     k = group_arange(count)
     hours = culture_h[stay] + np.where(k < 2, 0, rng.uniform(0, 6, len(stay)))
-    kind = np.where(s.infection[stay], np.where(k < 2, 0, rng.integers(2, len(MICRO_SPECIMENS), len(stay))), 4)
+    other = 2 + (np.arange(len(stay)) % (len(MICRO_SPECIMENS) - 2))
+    kind = np.where(s.infection[stay], np.where(k < 2, 0, other), 4)
     time = s.intime[stay] + _minutes(hours)
     m = len(stay)
     spec_id = rng.integers(1_000_000, 9_999_999, m)
@@ -129,10 +130,10 @@ def prescriptions_chunk(rng: np.random.Generator, s: StayState, antibiotic_h: np
     start = antibiotic_h[stay] + np.where(k < 2, rng.uniform(0, 0.5, len(stay)), rng.uniform(12, 96, len(stay)))
     iv = np.array(ANTIBIOTICS_IV, dtype=object)
     prophylactic = ~s.infection[stay]
-    drug = np.where(prophylactic, 8, rng.integers(0, len(iv), len(stay)))
+    drug = np.where(prophylactic, 8, (np.arange(len(stay)) + rng.integers(0, 100)) % len(iv))
     chosen = iv[drug]
     po = (k >= 2) & (rng.random(len(stay)) < 0.4)
-    po_pick = np.array(ANTIBIOTICS_PO, dtype=object)[rng.integers(0, len(ANTIBIOTICS_PO), len(stay))]
+    po_pick = np.array(ANTIBIOTICS_PO, dtype=object)[np.arange(len(stay)) % len(ANTIBIOTICS_PO)]
     chosen[po] = po_pick[po]
     duration = np.where(prophylactic, rng.uniform(12, 24, len(stay)), rng.uniform(24, 24 * 7, len(stay)))
     route = chosen[:, 1].copy()

@@ -78,11 +78,12 @@ def _vent_settings(rng: np.random.Generator, s: StayState, rows: ChartRows, q: Q
     hamilton = (s.intime[tl.stay] // 3600) % 7 == 0
     modes = pick(rng, COMMON_VENT_MODES, n)
     rare = rng.random(n) < 0.15
-    modes[rare] = pick(rng, VENT_MODES, int(rare.sum()))
+    modes[rare] = np.array(VENT_MODES, dtype=object)[np.arange(int(rare.sum())) % len(VENT_MODES)]
     near = rng.random(n) < 0.02
     modes[near] = pick(rng, VENT_MODE_NEAR_MISSES, int(near.sum()))
     rows.text(tl.take(~hamilton), 223849, modes[~hamilton])
-    rows.text(tl.take(hamilton), 229314, pick(rng, HAMILTON_MODES_INVASIVE, int(hamilton.sum())))
+    ham_modes = np.array(HAMILTON_MODES_INVASIVE, dtype=object)[np.arange(int(hamilton.sum())) % len(HAMILTON_MODES_INVASIVE)]
+    rows.text(tl.take(hamilton), 229314, ham_modes)
     rows.text(tl.take(tl.hours.astype(int) % 12 < 4), 223848, pick(rng, VENTILATOR_TYPES, int((tl.hours.astype(int) % 12 < 4).sum())))
     sev = s.severity_at(tl.stay, tl.hours)
     rows.numeric(tl, 223835, fio2_values(rng, np.clip(30 + 60 * sev + rng.normal(0, 8, n), 21, 100), q), "%", 2)
@@ -119,7 +120,7 @@ def _niv(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates,
     sev = s.severity_at(tl.stay, tl.hours)
     rows.numeric(tl, 223835, fio2_values(rng, np.clip(35 + 45 * sev, 21, 100), q), "%", 2)
     ham = tl.take(rng.random(len(tl)) < 0.2)
-    rows.text(ham, 229314, pick(rng, HAMILTON_MODES_NIV, len(ham)))
+    rows.text(ham, 229314, np.array(HAMILTON_MODES_NIV, dtype=object)[np.arange(len(ham)) % len(HAMILTON_MODES_NIV)])
 
 
 def _hfnc(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates,
@@ -134,10 +135,10 @@ def _supplemental(rng: np.random.Generator, s: StayState, rows: ChartRows, q: Qu
                   mask: np.ndarray, on: np.ndarray, off: np.ndarray) -> None:
     tl = timeline(rng, s, mask, on, off, 3.0, q.off_hour_time)
     n = len(tl)
-    per_stay = pick(rng, DEVICES_SUPPLEMENTAL, len(s))
+    per_stay = np.array(DEVICES_SUPPLEMENTAL, dtype=object)[(np.arange(len(s)) + rng.integers(0, 1000)) % len(DEVICES_SUPPLEMENTAL)]
     device = per_stay[tl.stay]
     near = rng.random(n) < 0.02
-    device[near] = pick(rng, DEVICE_NEAR_MISSES, int(near.sum()))
+    device[near] = np.array(DEVICE_NEAR_MISSES, dtype=object)[np.arange(int(near.sum())) % len(DEVICE_NEAR_MISSES)]
     rows.text(tl, 226732, device)
     with_flow = rng.random(n) >= q.device_without_flow
     flow = np.where(device == "Nasal cannula", rng.uniform(1, 6, n), rng.uniform(6, 15, n))

@@ -1,0 +1,82 @@
+"""Speed and memory of the synthetic generators.
+
+Builds MIMIC-IV (and eICU, when its generator is present) at --scale 0.01 and 0.1,
+each in a fresh child process so peak memory is measured per build, and prints
+seconds, rows, rows/s and peak RSS next to the targets (0.1 MIMIC-IV: <= 120 s,
+<= 4 GiB).
+
+    .venv/bin/python bench/synth.py [--scales 0.01 0.1] [--dataset mimic-iv eicu]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TARGET_SECONDS = 120.0
+TARGET_GIB = 4.0
+
+_CHILD = """
+import json, sys, time
+from pathlib import Path
+from m4bench.home import DataHome
+dataset, scale, root = sys.argv[1], float(sys.argv[2]), Path(sys.argv[3])
+started = time.perf_counter()
+if dataset == "mimic-iv":
+    from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv as build
+else:
+    from m4bench.sources.synth.eicu import synthesize_eicu as build
+source = build(DataHome(root), "bench", scale=scale, seed=0, progress=False)
+seconds = time.perf_counter() - started
+rows = sum(t.rows for t in source.manifest.tables.values())
+biggest = max(source.manifest.tables.items(), key=lambda kv: kv[1].rows)
+print(json.dumps({"seconds": seconds, "rows": rows, "biggest": [biggest[0], biggest[1].rows]}))
+"""
+
+
+def run(dataset: str, scale: float) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as tmp:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        out = subprocess.run(
+            [sys.executable, "-c", _CHILD, dataset, str(scale), tmp],
+            check=True, capture_output=True, text=True,
+        )  # fmt: skip
+        peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
+    result["peak_gib"] = max(peak_kib, before) / 2**20
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--scales", nargs="+", type=float, default=[0.01, 0.1])
+    parser.add_argument("--dataset", nargs="+", default=["mimic-iv", "eicu"])
+    args = parser.parse_args()
+    print(f"{'dataset':<9} {'scale':>6} {'seconds':>8} {'rows':>12} {'rows/s':>10} {'peak GiB':>9}  biggest table")
+    for dataset in args.dataset:
+        if dataset == "eicu" and importlib.util.find_spec("m4bench.sources.synth.eicu") is None:
+            print("eicu      (generator not present; skipped)")
+            continue
+        for scale in args.scales:
+            started = time.perf_counter()
+            r = run(dataset, scale)
+            seconds = float(r["seconds"])  # type: ignore[arg-type]
+            rows = int(r["rows"])  # type: ignore[call-overload]
+            peak = float(r["peak_gib"])  # type: ignore[arg-type]
+            biggest = r["biggest"]
+            print(f"{dataset:<9} {scale:>6} {seconds:>8.1f} {rows:>12,} {rows / seconds:>10,.0f} {peak:>9.2f}  {biggest}"
+                  f"  (wall {time.perf_counter() - started:.1f} s)")
+            if dataset == "mimic-iv" and scale == 0.1:
+                print(f"  target: <= {TARGET_SECONDS:.0f} s and <= {TARGET_GIB:.0f} GiB -> "
+                      f"time x{seconds / TARGET_SECONDS:.2f}, memory x{peak / TARGET_GIB:.2f} of the budget")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+"""Synthetic MIMIC-IV sources shared by the synth tests (built once per test session)."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from m4bench.home import DataHome
+from m4bench.sources.layout import Source
+from m4bench.sources.synth import synthesize_mimic_iv
+from synth_helpers import HIGH_QUIRKS
+
+@pytest.fixture(scope="session")
+def mimic_source(tmp_path_factory: pytest.TempPathFactory) -> Source:
+    """The fixture-size source other suites use too: 200 stays, seed 7, default quirks."""
+    home = DataHome(tmp_path_factory.mktemp("synth-home"))
+    return synthesize_mimic_iv(home, stays=200, seed=7, progress=False)
+
+
+@pytest.fixture(scope="session")
+def quirky_source(tmp_path_factory: pytest.TempPathFactory) -> Source:
+    home = DataHome(tmp_path_factory.mktemp("synth-quirky"))
+    return synthesize_mimic_iv(home, "quirky", stays=300, seed=11, quirks=HIGH_QUIRKS, progress=False)
+
+
+@pytest.fixture(scope="session")
+def con(mimic_source: Source) -> duckdb.DuckDBPyConnection:
+    return mimic_source.connect()
+
+
+@pytest.fixture(scope="session")
+def qcon(quirky_source: Source) -> duckdb.DuckDBPyConnection:
+    return quirky_source.connect()
