@@ -238,3 +238,21 @@ def test_unknown_table_and_ambiguous_files(home: DataHome, tmp_path: Path) -> No
     (root / "patient.csv.gz").write_bytes(gzip.compress((root / "patient.csv").read_bytes()))
     with pytest.raises(M4BenchError, match="both"):
         ingest_dataset(home, "eicu", root, tables=["patient"])
+
+
+def test_eicu_camel_case_file_names_and_headers(home: DataHome, eicu_tree: Path) -> None:
+    table = EICU.table("eicu_crd.nursecharting")
+    camel = ["nursingChartID", "patientUnitStayID", "nursingChartOffset",
+             "nursingChartEntryOffset", "nursingChartCellTypeCat",
+             "nursingChartCellTypeValLabel", "nursingChartCellTypeValName",
+             "nursingChartValue"]  # fmt: skip
+    rows = [{c: row[c.lower()] for c in camel} for row in EICU_ROWS[table.qualified]]
+    (eicu_tree / "nursecharting.csv").unlink()
+    (eicu_tree / "nurseCharting.csv").write_bytes(csv_bytes(table, rows, header=camel))
+    (eicu_tree / "patient.csv").rename(eicu_tree / "Patient.csv")
+    ingest_dataset(home, "eicu", eicu_tree, name="e", tables=["nursecharting", "patient"])
+    con = load_source(home, "e").connect()
+    assert con.execute(
+        "SELECT patientunitstayid, nursingchartoffset FROM eicu_crd.nursecharting"
+    ).fetchall() == [(141168, 5)]
+    assert con.execute("SELECT COUNT(*) FROM eicu_crd.patient").fetchone() == (3,)

@@ -41,9 +41,29 @@ class CsvInput:
 
 
 def expected_paths(root: Path, table: Table) -> tuple[Path, ...]:
-    """The file names a table may have in a release tree, preferred first."""
+    """The file names a table may have in a release tree, preferred first.
+
+    Names are matched without regard to case: eICU releases name their files in
+    camel case (``nurseCharting.csv.gz``).
+    """
     folder = root / _SUBDIRS.get(table.schema_name, "")
     return tuple(folder / f"{table.name}{suffix}" for suffix in _SUFFIXES)
+
+
+def existing_paths(root: Path, table: Table) -> list[Path]:
+    """The files of ``table`` present in the tree (any letter case), preferred first."""
+    found: list[Path] = []
+    for wanted in expected_paths(root, table):
+        if not wanted.parent.is_dir():
+            continue
+        found.extend(
+            sorted(
+                child
+                for child in wanted.parent.iterdir()
+                if child.name.lower() == wanted.name and child.is_file()
+            )
+        )
+    return found
 
 
 def select_tables(schema: DatasetSchema, names: Iterable[str] | None) -> tuple[Table, ...]:
@@ -70,7 +90,7 @@ def locate_inputs(
     found: list[tuple[Table, Path]] = []
     missing: list[str] = []
     for table in tables:
-        candidates = [path for path in expected_paths(root, table) if path.is_file()]
+        candidates = existing_paths(root, table)
         if len(candidates) > 1:
             raise M4BenchError(
                 f"{table.qualified}: both {candidates[0]} and {candidates[1]} exist",
@@ -137,7 +157,7 @@ def _check_tree(schema: DatasetSchema, root: Path) -> None:
     hint = _TREE_HINTS.get(schema.dataset, "point at the release's top directory")
     if not root.is_dir():
         raise M4BenchError(f"{root}: not a directory", hint=hint)
-    if not any(path.is_file() for t in schema.tables for path in expected_paths(root, t)):
+    if not any(existing_paths(root, table) for table in schema.tables):
         raise M4BenchError(
             f"{root}: not a {schema.dataset} tree (no {schema.dataset} table file found)",
             hint=hint,
