@@ -111,3 +111,14 @@ def test_builtin_task_metadata() -> None:
     assert (novel.family, novel.mode, novel.depth) == ("new-thing", "raw", None)
     meta = resolve_task_meta(["mimic-kdigo-48h"], use_catalog=False)
     assert meta["mimic-kdigo-48h"].family == "kdigo"
+
+
+def test_catalog_metadata_agrees_with_the_builtin_table() -> None:
+    from m4bench.analysis.taskmeta import _BUILTIN_FAMILY, _catalog_entries
+
+    listed = sorted(set(_catalog_entries()) & set(_BUILTIN_FAMILY))
+    if not listed:
+        pytest.skip("the task catalog lists none of the benchmark tasks yet")
+    from_catalog = resolve_task_meta(listed, use_catalog=True)
+    for task in listed:
+        assert from_catalog[task] == builtin_meta(task), task

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from m4bench.analysis import AnalysisSettings, analyze
 from m4bench.analysis.tables import Table, to_latex, to_markdown
 from m4bench.cli import app
+from m4bench.errors import M4BenchError
 
 FAST = ["--reps", "300", "--permutation-reps", "300"]
 
@@ -102,6 +103,14 @@ def test_cli_bad_source_exits_2_with_a_hint(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "nope.csv" in done.stderr and "hint" in done.stderr
+
+
+def test_out_must_be_a_directory(tmp_path: Path) -> None:
+    target = tmp_path / "taken"
+    target.write_text("keep me", encoding="utf-8")
+    with pytest.raises(M4BenchError, match="not a directory"):
+        analyze("paper-release-v1", target, AnalysisSettings(reps=100, permutation_reps=100))
+    assert target.read_text(encoding="utf-8") == "keep me"
 
 
 def test_writers_escape_their_syntax() -> None:

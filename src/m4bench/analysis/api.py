@@ -70,9 +70,13 @@ def headline_document(result: AnalysisResult) -> HeadlineDocument:
     )
 
 
-def _prepare(out: Path) -> None:
+def _check_out(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise M4BenchError(f"{out}: exists and is not a directory", hint="choose another --out")
+
+
+def _prepare(out: Path) -> None:
+    _check_out(out)
     for sub in ("tables", "figures"):
         (out / sub).mkdir(parents=True, exist_ok=True)
 
@@ -101,6 +105,7 @@ def analyze(
 ) -> AnalysisResult:
     """Load a source, run every estimand and write every output under ``out``."""
     step = progress or (lambda _name: None)
+    _check_out(out)
     runs, label = load_source(source)
     step("load")
     result = analyze_runs(runs, settings or AnalysisSettings(), label)
