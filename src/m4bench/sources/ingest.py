@@ -25,7 +25,7 @@ from m4bench.fileio import atomic_path, read_model
 from m4bench.home import DataHome
 from m4bench.sources.csv_sql import NULL_TOKENS, explain_csv_error, read_csv_sql, sql_str
 from m4bench.sources.csv_tree import CsvInput, locate_inputs, select_tables
-from m4bench.sources.integrity import digest_file, digest_in_background
+from m4bench.sources.integrity import Stopped, digest_file, digest_in_background
 from m4bench.sources.layout import (
     Source,
     SourceLayout,
@@ -40,6 +40,7 @@ ProgressCallback = Callable[[str, float], None]
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 _POLL_SECONDS = 0.2
+_DAMAGE_WAIT_SECONDS = 20.0
 ROW_GROUP_SIZE = 122_880
 
 
@@ -168,17 +169,19 @@ def _copy_to_parquet(
     options = (
         f"(FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE {ROW_GROUP_SIZE}, USE_TMP_FILE false)"
     )
+    stop = threading.Event()
     try:
-        with ThreadPoolExecutor(max_workers=2) as pool, atomic_path(target) as tmp:
-            digest = digest_in_background(pool, source_input.path, source_input.gzipped)
+        with atomic_path(target) as tmp, ThreadPoolExecutor(max_workers=2) as pool:
+            digest = digest_in_background(pool, source_input.path, source_input.gzipped, stop)
             copy = pool.submit(con.execute, f"COPY ({query}) TO {sql_str(tmp)} {options}")
             try:
                 _report_progress(con, copy, source_input.table.qualified, progress)
                 copy.result()
             except duckdb.Error as exc:
-                _raise_damage_first(digest, exc)
+                _raise_damage_first(digest, stop, exc)
                 raise explain_csv_error(source_input.path, exc) from exc
             except BaseException:
+                stop.set()
                 con.interrupt()
                 raise
             input_digest = digest.result()
@@ -188,12 +191,18 @@ def _copy_to_parquet(
     return (int(counted[0]) if counted else 0), input_digest
 
 
-def _raise_damage_first(digest: Future[str], exc: duckdb.Error) -> None:
-    """A damaged gzip explains a parse error better than the parse error does."""
+def _raise_damage_first(digest: Future[str], stop: threading.Event, exc: duckdb.Error) -> None:
+    """A damaged gzip explains a parse error better than the parse error does.
+
+    A truncated file fails near its end, where the digest pass also is; an early
+    parse error does not wait for a pass over the whole file.
+    """
     try:
-        digest.result()
+        digest.result(timeout=_DAMAGE_WAIT_SECONDS)
     except M4BenchError as damage:
         raise damage from exc
+    except (TimeoutError, Stopped):
+        stop.set()
 
 
 def _report_progress(

@@ -9,6 +9,7 @@ with its trailer and nothing follows but further members.
 from __future__ import annotations
 
 import hashlib
+import threading
 import zlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -19,12 +20,21 @@ _CHUNK = 4 << 20
 _DRAIN = 1 << 20  # cap on inflated bytes held at once
 
 
-def digest_file(path: Path, verify_gzip: bool) -> str:
-    """Hex SHA-256 of the file's bytes; with ``verify_gzip``, also inflate and check it."""
+class Stopped(Exception):
+    """The caller asked the digest to stop early (its result is no longer wanted)."""
+
+
+def digest_file(path: Path, verify_gzip: bool, stop: threading.Event | None = None) -> str:
+    """Hex SHA-256 of the file's bytes; with ``verify_gzip``, also inflate and check it.
+
+    Setting ``stop`` from another thread ends the pass early with :class:`Stopped`.
+    """
     digest = hashlib.sha256()
     inflater = _GzipChecker(path) if verify_gzip else None
     with path.open("rb") as handle:
         while chunk := handle.read(_CHUNK):
+            if stop is not None and stop.is_set():
+                raise Stopped(str(path))
             digest.update(chunk)
             if inflater is not None:
                 inflater.feed(chunk)
@@ -33,9 +43,11 @@ def digest_file(path: Path, verify_gzip: bool) -> str:
     return digest.hexdigest()
 
 
-def digest_in_background(pool: ThreadPoolExecutor, path: Path, verify_gzip: bool) -> Future[str]:
+def digest_in_background(
+    pool: ThreadPoolExecutor, path: Path, verify_gzip: bool, stop: threading.Event
+) -> Future[str]:
     """Start :func:`digest_file` on ``pool``; the caller collects it with ``result()``."""
-    return pool.submit(digest_file, path, verify_gzip)
+    return pool.submit(digest_file, path, verify_gzip, stop)
 
 
 class _GzipChecker:
