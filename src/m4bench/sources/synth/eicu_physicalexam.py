@@ -21,6 +21,7 @@ def physicalexam(cohort: EicuCohort, rng: np.random.Generator) -> dict[str, Any]
     """Every physicalexam column except ``physicalexamid`` for one chunk."""
     n = cohort.n
     first = np.where(rng.random(n) < 0.9, rng.integers(30, 1200, n), rng.integers(-600, 30, n))
+    first = np.minimum(first, cohort.los_minutes // 2)
     owner, offset = time_grid(rng, first, cohort.los_minutes, 1440, off_hour=1.0)
     exam_gcs = rng.random(n) < np.where(cohort.gcs_charted, 0.35, 0.7)
     with_gcs = exam_gcs[owner] & (rng.random(owner.size) < 0.8)

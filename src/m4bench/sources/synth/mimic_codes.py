@@ -45,6 +45,7 @@ def diagnoses_table(seed: int, cohort: Cohort, conditions: np.ndarray, acute: np
     has = np.concatenate([conditions[adm.subj], acute], axis=1)
     has &= (rng.random(has.shape) < 0.9)  # a chronic condition is not coded at every admission
     has[rng.random(len(adm)) < 0.03] = False
+    _cover_every_group(has, version)
     a_idx, g_idx = np.nonzero(has)
     filler = np.where(has.any(axis=1) | adm.is_icu, rng.integers(3, 10, len(adm)), rng.integers(0, 5, len(adm)))
     filler[~has.any(axis=1) & (rng.random(len(adm)) < 0.03)] = 0
@@ -69,6 +70,16 @@ def diagnoses_table(seed: int, cohort: Cohort, conditions: np.ndarray, acute: np
         "icd_code": codes,
         "icd_version": version[adm_all].astype(np.int16),
     }
+
+
+def _cover_every_group(has: np.ndarray, version: np.ndarray) -> None:
+    """Code every group in at least one ICD-9 and one ICD-10 admission, even in tiny cohorts."""
+    for v in (9, 10):
+        rows = np.flatnonzero(version == v)
+        if len(rows) == 0:
+            continue
+        for group in range(has.shape[1]):
+            has[rows[(group * 37 + v) % len(rows)], group] = True
 
 
 def procedures_table(seed: int, cohort: Cohort) -> Columns:

@@ -77,7 +77,7 @@ def _vent_settings(rng: np.random.Generator, s: StayState, rows: ChartRows, q: Q
     n = len(tl)
     hamilton = (s.intime[tl.stay] // 3600) % 7 == 0
     modes = pick(rng, COMMON_VENT_MODES, n)
-    rare = rng.random(n) < 0.15
+    rare = (rng.random(n) < 0.15) & ~hamilton
     modes[rare] = np.array(VENT_MODES, dtype=object)[np.arange(int(rare.sum())) % len(VENT_MODES)]
     near = rng.random(n) < 0.02
     modes[near] = pick(rng, VENT_MODE_NEAR_MISSES, int(near.sum()))

@@ -87,7 +87,7 @@ DEVICES_SUPPLEMENTAL = (
     "Nasal cannula", "Nasal cannula", "Nasal cannula", "Nasal cannula", "Nasal cannula",
     "Nasal cannula", "Face tent", "Face tent", "Aerosol-cool", "Aerosol-cool", "Non-rebreather",
     "Venti mask ", "Medium conc mask ", "High flow neb", "High flow neb", "Oxymizer",
-    "Trach mask ", "Ultrasonic neb", "Vapomist",
+    "Trach mask ", "Tracheostomy tube", "Ultrasonic neb", "Vapomist",
 )
 DEVICES_INVASIVE = ("Endotracheal tube",)
 DEVICES_TRACH = ("Tracheostomy tube", "Trach mask ")
