@@ -1,10 +1,14 @@
-"""Reading the agent's CSV as text into DuckDB, keys cast by the truth's types.
+"""Reading the agent's CSV as text into DuckDB, every cell cast by the truth's types.
 
 Table ``agent`` holds one row per parsed CSV record (``rowid`` = file order):
-typed key columns ``k0..``, ``key_ok`` (every key cell is null or cast exactly),
-``b0..`` (the raw key text of rows whose key did not cast) and one text column per
-wanted value column, already passed through the null rule. ``agent_first`` keeps the
-first row of every castable key, with its file position as ``rn``.
+typed key columns ``k0..``, ``key_ok`` (every key cell is null or casts exactly),
+``b0..`` (the raw key text of rows whose key did not cast), and per wanted value
+column ``v{j}`` (the cell cast to the truth's comparison type) and ``u{j}`` (the raw
+text of a non-null cell that did not cast, else NULL), with bit ``j`` of the flag
+words ``w0..`` set when ``u{j}`` is not NULL. A cell is null for the agent exactly
+when ``v{j}`` is NULL and its flag is clear. View ``agent_first`` keeps the first row
+of every castable key (file position ``rn``, keys, values and flags only: the join
+payload stays small; raw text is looked up in ``agent`` by ``rn`` when needed).
 """
 
 from __future__ import annotations
@@ -16,21 +20,30 @@ import duckdb
 
 from m4bench.scoring.options import ScoreOptions
 from m4bench.scoring.output_file import OutputHeader
-from m4bench.scoring.sqltypes import agent_cell, agent_key, quote_literal
+from m4bench.scoring.sqltypes import agent_cell, agent_key, agent_value, quote_literal
 from m4bench.scoring.truth import TruthTable
 from m4bench.tasks.evaluation import EvaluationSpec
 
 AGENT_TABLE = "agent"
 FIRST_TABLE = "agent_first"
+_REPEATS = "agent_repeats"
+_DROPPED = "agent_dropped"
 REJECTS_RECORDED = 1000
+# Uncastable-cell flags are packed into BIGINT words of this many bits (w0, w1, ...).
+FLAG_BITS = 62
+
+
+def flag_test(alias: str, j: int) -> str:
+    """SQL true when value column ``j`` of the row did not cast (NULL when no row)."""
+    return f"(({alias}.w{j // FLAG_BITS} & {1 << (j % FLAG_BITS)}) <> 0)"
 
 
 @dataclass(frozen=True)
 class AgentLayout:
-    """Internal names: key i is ``k{i}``; a present value column maps to ``v{j}``."""
+    """Internal names: key i is ``k{i}``; a present value column maps to index ``j``."""
 
     key_count: int
-    values: dict[str, str]
+    values: dict[str, int]
 
     @property
     def keys(self) -> list[str]:
@@ -39,6 +52,10 @@ class AgentLayout:
     @property
     def bad_keys(self) -> list[str]:
         return [f"b{index}" for index in range(self.key_count)]
+
+    @property
+    def flag_words(self) -> list[str]:
+        return [f"w{word}" for word in range(-(-len(self.values) // FLAG_BITS))]
 
 
 @dataclass(frozen=True)
@@ -62,23 +79,18 @@ def load_agent(
     truth: TruthTable,
     options: ScoreOptions,
 ) -> tuple[AgentLayout, AgentRows]:
-    """Parse the CSV once into ``agent`` and build ``agent_first``. Keys must be present."""
+    """Parse the CSV once into ``agent`` and define ``agent_first``. Keys must be present."""
     present = [name for name in value_columns_wanted(spec, truth) if name in header.positions]
     layout = AgentLayout(
-        key_count=len(spec.key_columns),
-        values={name: f"v{index}" for index, name in enumerate(present)},
+        key_count=len(spec.key_columns), values={name: j for j, name in enumerate(present)}
     )
     con.execute(_create_agent_sql(path, header, spec, truth, options, layout))
     rows, bad = _fetch_ints(
         con, f"SELECT count(*), count(*) FILTER (WHERE NOT key_ok) FROM {AGENT_TABLE}"
     )
-    group_by = ", ".join(layout.keys + layout.bad_keys)
-    (unique,) = _fetch_ints(
-        con, f"SELECT count(*) FROM (SELECT 1 FROM {AGENT_TABLE} GROUP BY {group_by})"
-    )
-    _create_first_rows(con, layout, deduplicate=unique < rows)
+    repeated = _create_first_rows(con, layout)
     rejected, notes = _rejects(con)
-    return layout, AgentRows(rows, unique, bad, rejected, notes)
+    return layout, AgentRows(rows, rows - repeated, bad, rejected, notes)
 
 
 def _create_agent_sql(
@@ -90,26 +102,38 @@ def _create_agent_sql(
     layout: AgentLayout,
 ) -> str:
     rule = options.null_tokens
-    raw_cells, typed, ok_parts, bad = [], [], [], []
+    cells, typed, ok_parts, final = [], [], [], []
     for index, name in enumerate(spec.key_columns):
         column = truth.columns[name]
         raw = f"c{header.positions[name]}"
-        raw_cells.append(f"{agent_cell(raw, column.kind, rule)} AS r{index}")
-        key = agent_key(f"r{index}", column.kind, column.sql_type)
-        typed.append(f"{key} AS k{index}")
+        cells.append(f"{agent_cell(raw, column.kind, rule)} AS r{index}")
+        typed.append(f"{agent_key(f'r{index}', column.kind, column.sql_type)} AS k{index}")
+        typed.append(f"r{index}")
         ok_parts.append(f"(r{index} IS NULL OR k{index} IS NOT NULL)")
-        bad.append(f"CASE WHEN key_ok THEN NULL ELSE r{index} END AS b{index}")
-    for name, internal in layout.values.items():
-        raw = f"c{header.positions[name]}"
-        raw_cells.append(f"{agent_cell(raw, truth.columns[name].kind, rule)} AS {internal}")
-    values = "".join(f", {internal}" for internal in layout.values.values())
-    raw_keys = ", ".join(f"r{index}" for index in range(layout.key_count))
+        final.append(f"k{index}")
+    final.append("key_ok")
+    final.extend(
+        f"CASE WHEN key_ok THEN NULL ELSE r{index} END AS b{index}"
+        for index in range(layout.key_count)
+    )
+    for name, j in layout.values.items():
+        kind = truth.columns[name].kind
+        cells.append(f"{agent_cell(f'c{header.positions[name]}', kind, rule)} AS s{j}")
+        typed.append(f"{agent_value(f's{j}', kind)} AS v{j}")
+        typed.append(f"s{j}")
+        final.extend([f"v{j}", f"CASE WHEN v{j} IS NULL THEN s{j} END AS u{j}"])
+    for word in range(len(layout.flag_words)):
+        bits = [
+            f"CASE WHEN v{j} IS NULL AND s{j} IS NOT NULL THEN {1 << (j % FLAG_BITS)} ELSE 0 END"
+            for j in layout.values.values()
+            if j // FLAG_BITS == word
+        ]
+        final.append(f"CAST({' + '.join(bits)} AS BIGINT) AS w{word}")
     return (
-        f"CREATE TABLE {AGENT_TABLE} AS "
-        f"SELECT * EXCLUDE ({raw_keys}), {', '.join(bad)} FROM ("
+        f"CREATE TABLE {AGENT_TABLE} AS SELECT {', '.join(final)} FROM ("
         f"SELECT *, {' AND '.join(ok_parts)} AS key_ok FROM ("
-        f"SELECT {', '.join(typed)}, {raw_keys}{values} FROM ("
-        f"SELECT {', '.join(raw_cells)} FROM {_read_csv(path, header, options)})))"
+        f"SELECT {', '.join(typed)} FROM ("
+        f"SELECT {', '.join(cells)} FROM {_read_csv(path, header, options)})))"
     )
 
 
@@ -124,18 +148,37 @@ def _read_csv(path: Path, header: OutputHeader, options: ScoreOptions) -> str:
     )
 
 
-def _create_first_rows(
-    con: duckdb.DuckDBPyConnection, layout: AgentLayout, *, deduplicate: bool
-) -> None:
-    rows = f"SELECT rowid AS rn, * FROM {AGENT_TABLE} WHERE key_ok"
-    if not deduplicate:
-        con.execute(f"CREATE VIEW {FIRST_TABLE} AS {rows}")
-        return
-    partition = ", ".join(layout.keys)
+def _create_first_rows(con: duckdb.DuckDBPyConnection, layout: AgentLayout) -> int:
+    """Define ``agent_first``; return how many rows repeat an earlier row's key."""
+    group = ", ".join(layout.keys + layout.bad_keys)
     con.execute(
-        f"CREATE TABLE {FIRST_TABLE} AS {rows} "
-        f"QUALIFY row_number() OVER (PARTITION BY {partition} ORDER BY rn) = 1"
+        f"CREATE TABLE {_REPEATS} AS SELECT {group}, count(*) AS copies, "
+        f"min(rowid) AS keep, bool_and(key_ok) AS ok FROM {AGENT_TABLE} "
+        f"GROUP BY {group} HAVING count(*) > 1"
     )
+    repeated, repeated_ok = _fetch_ints(
+        con,
+        f"SELECT coalesce(sum(copies - 1), 0), coalesce(sum(copies - 1) FILTER (WHERE ok), 0) "
+        f"FROM {_REPEATS}",
+    )
+    slim = ", ".join(
+        ["a.rowid AS rn", *[f"a.{name}" for name in layout.keys + layout.flag_words]]
+        + [f"a.v{j}" for j in layout.values.values()]
+    )
+    rows = f"SELECT {slim} FROM {AGENT_TABLE} a"
+    if repeated_ok == 0:
+        con.execute(f"CREATE VIEW {FIRST_TABLE} AS {rows} WHERE a.key_ok")
+        return repeated
+    same_key = " AND ".join(f"a.{key} IS NOT DISTINCT FROM r.{key}" for key in layout.keys)
+    con.execute(
+        f"CREATE TABLE {_DROPPED} AS SELECT a.rowid AS rn FROM {AGENT_TABLE} a "
+        f"JOIN {_REPEATS} r ON {same_key} WHERE r.ok AND a.key_ok AND a.rowid <> r.keep"
+    )
+    con.execute(
+        f"CREATE VIEW {FIRST_TABLE} AS {rows} "
+        f"ANTI JOIN {_DROPPED} d ON a.rowid = d.rn WHERE a.key_ok"
+    )
+    return repeated
 
 
 def _rejects(con: duckdb.DuckDBPyConnection) -> tuple[int, list[str]]:

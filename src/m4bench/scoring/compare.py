@@ -1,8 +1,9 @@
 """The keyed join of truth to agent rows and every per-column count, in one query.
 
-Truth rows are LEFT JOINed to ``agent_first`` on the key columns; each scored column
-gets its matched count, uncastable count and a bounded sample of disagreements, and
-each ordered column its summed absolute error, all from one vectorized aggregate.
+Truth rows are LEFT JOINed to ``agent_first`` on the key columns. One vectorized
+aggregate gives, per scored column, the matched and uncastable counts and the truth
+row numbers of the first few disagreements, and per ordered column the summed
+absolute error; a second, tiny query fetches those sample rows as text.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from typing import Any
 
 import duckdb
 
-from m4bench.scoring.agent_table import AGENT_TABLE, FIRST_TABLE, AgentLayout
-from m4bench.scoring.sqltypes import agent_value, truth_key, truth_value, values_agree
-from m4bench.scoring.truth import TRUTH_VIEW, TruthTable
+from m4bench.scoring.agent_table import AGENT_TABLE, FIRST_TABLE, AgentLayout, flag_test
+from m4bench.scoring.sqltypes import truth_key, truth_value, values_agree
+from m4bench.scoring.truth import TRUTH_ROW, TRUTH_VIEW, TruthTable
 from m4bench.tasks.evaluation import EvaluationSpec
 
-_PRESENT = "a.rn IS NOT NULL"
+PRESENT = "a.rn IS NOT NULL"
+RAW_JOIN = f"LEFT JOIN {AGENT_TABLE} r ON r.rowid = a.rn"
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,28 @@ class JoinCounts:
     missing_sample: list[dict[str, Any]]
 
 
+@dataclass(frozen=True)
+class CellSql:
+    """SQL for one scored column on a joined row (truth alias ``t``, agent alias ``a``).
+
+    ``agree``: both values present and within tolerance; ``both_null``: the agent
+    produced the key and neither side has a value; ``match`` is their union.
+    ``text`` (the agent's cell as text) needs the raw row joined as ``r`` (see
+    ``RAW_JOIN``).
+    """
+
+    truth: str
+    typed: str
+    uncast: str
+    text: str
+    agree: str
+    both_null: str
+
+    @property
+    def match(self) -> str:
+        return f"({self.agree} OR {self.both_null})"
+
+
 def join_condition(spec: EvaluationSpec, truth: TruthTable, agent_alias: str = "a") -> str:
     operator = "IS NOT DISTINCT FROM" if truth.has_null_keys else "="
     parts = []
@@ -46,6 +70,92 @@ def join_condition(spec: EvaluationSpec, truth: TruthTable, agent_alias: str = "
         left = truth_key(f"t.{column.ident}", column.kind, column.sql_type)
         parts.append(f"{left} {operator} {agent_alias}.k{index}")
     return " AND ".join(parts)
+
+
+def cell_sql(
+    name: str, spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout, raw_alias: str = "r"
+) -> CellSql | None:
+    """None when the output lacks the column."""
+    j = layout.values.get(name)
+    if j is None:
+        return None
+    column = truth.columns[name]
+    tv = truth_value(f"t.{column.ident}", column.kind)
+    typed, flag = f"a.v{j}", flag_test("a", j)
+    return CellSql(
+        truth=tv,
+        typed=typed,
+        uncast=flag,
+        text=f"coalesce({raw_alias}.u{j}, CAST({typed} AS VARCHAR))",
+        agree=values_agree(tv, typed, column.kind, spec.tolerance_for(name)),
+        both_null=f"({PRESENT} AND {tv} IS NULL AND {typed} IS NULL AND NOT {flag})",
+    )
+
+
+def _column_parts(
+    name: str, spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout, sample_size: int
+) -> list[str]:
+    sql = cell_sql(name, spec, truth, layout)
+    if sql is None:
+        return ["0", "0", "NULL"]
+    parts = [f"count_if({sql.agree}) + count_if({sql.both_null})", f"count_if({sql.uncast})"]
+    if sample_size == 0:
+        return [*parts, "NULL"]
+    row = f"t.{TRUTH_ROW}"
+    wrong = f"{PRESENT} AND NOT {sql.match}"
+    return [*parts, f"min_by({row}, {row}, {sample_size}) FILTER (WHERE {wrong})"]
+
+
+def _error_sum(name: str, truth: TruthTable, layout: AgentLayout) -> str:
+    """Sum of per-row errors over joined rows: 0 both null, 1 one null, else scaled."""
+    j = layout.values.get(name)
+    if j is None:
+        return "NULL"
+    column = truth.columns[name]
+    tv = truth_value(f"t.{column.ident}", column.kind)
+    scaled = f"least(abs(a.v{j} - {tv}) / {truth.scales[name]!r}, 1.0)"
+    one_null = f"{PRESENT} AND (({tv} IS NULL) <> (a.v{j} IS NULL))"
+    return f"coalesce(sum({scaled}), 0.0) + count_if({one_null})"
+
+
+def compare_rows(
+    con: duckdb.DuckDBPyConnection,
+    spec: EvaluationSpec,
+    truth: TruthTable,
+    layout: AgentLayout,
+    sample_size: int,
+) -> JoinCounts:
+    select = ["count(*)", f"count_if({PRESENT})"]
+    for name in spec.scored_columns:
+        select.extend(_column_parts(name, spec, truth, layout, sample_size))
+    select.extend(_error_sum(name, truth, layout) for name in truth.ordered)
+    if sample_size:
+        position = f"t.{TRUTH_ROW}"
+        select.append(f"min_by({position}, {position}, {sample_size}) FILTER (WHERE NOT {PRESENT})")
+    sql = (
+        f"SELECT {', '.join(select)} FROM {TRUTH_VIEW} t "
+        f"LEFT JOIN {FIRST_TABLE} a ON {join_condition(spec, truth)}"
+    )
+    row = con.execute(sql).fetchone()
+    assert row is not None
+    values = iter(row)
+    truth_rows, joined = int(next(values)), int(next(values))
+    found: dict[str, tuple[int, int, list[int]]] = {}
+    for name in spec.scored_columns:
+        matched, uncastable, rows = next(values), next(values), next(values)
+        found[name] = (int(matched), int(uncastable), sorted(rows or []))
+    error_sums = {}
+    for name in truth.ordered:
+        total = next(values)
+        if total is not None:
+            error_sums[name] = float(total)
+    missing_rows = sorted(next(values) or []) if sample_size else []
+    samples = _samples(con, spec, truth, layout, found, missing_rows)
+    columns = {
+        name: ColumnCounts(matched, uncastable, samples.get(name, []))
+        for name, (matched, uncastable, _) in found.items()
+    }
+    return JoinCounts(truth_rows, joined, columns, error_sums, samples.get("", []))
 
 
 def key_struct(spec: EvaluationSpec, truth: TruthTable) -> str:
@@ -57,124 +167,51 @@ def key_struct(spec: EvaluationSpec, truth: TruthTable) -> str:
     return f"struct_pack({fields})"
 
 
-def _key_order(spec: EvaluationSpec, truth: TruthTable) -> str:
-    fields = ", ".join(
-        f"o{index} := t.{truth.columns[name].ident}" for index, name in enumerate(spec.key_columns)
-    )
-    return f"struct_pack({fields})"
-
-
-@dataclass(frozen=True)
-class CellSql:
-    """SQL for one scored column on a joined row (truth alias ``t``, agent alias ``a``)."""
-
-    truth: str
-    cell: str
-    agent: str
-    match: str
-    uncastable: str
-
-
-def cell_sql(
-    name: str, spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout
-) -> CellSql | None:
-    """None when the output lacks the column."""
-    internal = layout.values.get(name)
-    if internal is None:
-        return None
-    column = truth.columns[name]
-    tv = truth_value(f"t.{column.ident}", column.kind)
-    cell = f"a.{internal}"
-    av = agent_value(cell, column.kind)
-    agree = values_agree(tv, av, column.kind, spec.tolerance_for(name))
-    both_null = f"({tv} IS NULL AND {cell} IS NULL)"
-    match = f"({_PRESENT} AND ({both_null} OR ({tv} IS NOT NULL AND {agree})))"
-    return CellSql(tv, cell, av, match, f"({cell} IS NOT NULL AND {av} IS NULL)")
-
-
-def _column_parts(
-    name: str, spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout, sample_size: int
-) -> list[str]:
-    sql = cell_sql(name, spec, truth, layout)
-    if sql is None:
-        return ["0", "0", "NULL"]
-    parts = [f"count_if({sql.match})", f"count_if({_PRESENT} AND {sql.uncastable})"]
-    if sample_size == 0:
-        return [*parts, "NULL"]
-    reason = (
-        f"CASE WHEN {sql.cell} IS NULL THEN 'agent_null' WHEN {sql.uncastable} THEN "
-        f"'uncastable' WHEN {sql.truth} IS NULL THEN 'truth_null' ELSE 'value' END"
-    )
-    ident = truth.columns[name].ident
-    record = (
-        f"struct_pack(key := {key_struct(spec, truth)}, "
-        f"truth := CAST(t.{ident} AS VARCHAR), agent := {sql.cell}, reason := {reason})"
-    )
-    order = _key_order(spec, truth)
-    parts.append(
-        f"min_by({record}, {order}, {sample_size}) FILTER (WHERE {_PRESENT} AND NOT {sql.match})"
-    )
-    return parts
-
-
-def _error_sum(name: str, truth: TruthTable, layout: AgentLayout) -> str:
-    internal = layout.values.get(name)
-    if internal is None:
-        return "NULL"
-    column = truth.columns[name]
-    tv = truth_value(f"t.{column.ident}", column.kind)
-    cell = f"a.{internal}"
-    av = agent_value(cell, column.kind)
-    scale = repr(truth.scales[name])
-    error = (
-        f"CASE WHEN {tv} IS NULL AND {cell} IS NULL THEN 0.0 "
-        f"WHEN {tv} IS NULL OR {av} IS NULL THEN 1.0 "
-        f"ELSE least(abs({av} - {tv}) / {scale}, 1.0) END"
-    )
-    return f"coalesce(sum({error}) FILTER (WHERE {_PRESENT}), 0.0)"
-
-
-def compare_rows(
+def _samples(
     con: duckdb.DuckDBPyConnection,
     spec: EvaluationSpec,
     truth: TruthTable,
     layout: AgentLayout,
-    sample_size: int,
-) -> JoinCounts:
-    select = ["count(*)", f"count_if({_PRESENT})"]
+    found: dict[str, tuple[int, int, list[int]]],
+    missing_rows: list[int],
+) -> dict[str, list[dict[str, Any]]]:
+    """Sample records per column ("" = missing keys), fetched by truth row number."""
+    wanted = sorted({row for *_, rows in found.values() for row in rows} | set(missing_rows))
+    if not wanted:
+        return {}
+    cells = []
     for name in spec.scored_columns:
-        select.extend(_column_parts(name, spec, truth, layout, sample_size))
-    select.extend(_error_sum(name, truth, layout) for name in truth.ordered)
-    if sample_size:
-        select.append(
-            f"min_by({key_struct(spec, truth)}, {_key_order(spec, truth)}, {sample_size}) "
-            f"FILTER (WHERE NOT {_PRESENT})"
-        )
-    sql = (
-        f"SELECT {', '.join(select)} FROM {TRUTH_VIEW} t "
-        f"LEFT JOIN {FIRST_TABLE} a ON {join_condition(spec, truth)}"
+        sql = cell_sql(name, spec, truth, layout)
+        ident = truth.columns[name].ident
+        cells.append(f"CAST(t.{ident} AS VARCHAR)")
+        cells.append(sql.text if sql else "NULL")
+        cells.append(sql.uncast if sql else "NULL")
+    query = (
+        f"SELECT t.{TRUTH_ROW}, {key_struct(spec, truth)}, {', '.join(cells)} "
+        f"FROM (SELECT * FROM {TRUTH_VIEW} "
+        f"WHERE {TRUTH_ROW} IN ({', '.join(str(row) for row in wanted)})) t "
+        f"LEFT JOIN {FIRST_TABLE} a ON {join_condition(spec, truth)} {RAW_JOIN}"
     )
-    row = con.execute(sql).fetchone()
-    assert row is not None
-    return _unpack(row, spec, truth, sample_size)
+    by_row = {record[0]: record for record in con.execute(query).fetchall()}
+    samples: dict[str, list[dict[str, Any]]] = {"": [by_row[row][1] for row in missing_rows]}
+    for index, name in enumerate(spec.scored_columns):
+        samples[name] = [
+            _mismatch(by_row[row][1], *by_row[row][2 + 3 * index : 5 + 3 * index])
+            for row in found[name][2]
+        ]
+    return samples
 
 
-def _unpack(
-    row: tuple[Any, ...], spec: EvaluationSpec, truth: TruthTable, sample_size: int
-) -> JoinCounts:
-    values = iter(row)
-    truth_rows, joined = int(next(values)), int(next(values))
-    columns = {}
-    for name in spec.scored_columns:
-        matched, uncastable, sample = next(values), next(values), next(values)
-        columns[name] = ColumnCounts(int(matched), int(uncastable), list(sample or []))
-    error_sums = {}
-    for name in truth.ordered:
-        total = next(values)
-        if total is not None:
-            error_sums[name] = float(total)
-    missing = list(next(values) or []) if sample_size else []
-    return JoinCounts(truth_rows, joined, columns, error_sums, missing)
+def _mismatch(key: dict[str, Any], truth: Any, agent: Any, uncast: Any) -> dict[str, Any]:
+    if agent is None:
+        reason = "agent_null"
+    elif uncast is not None:
+        reason = "uncastable"
+    elif truth is None:
+        reason = "truth_null"
+    else:
+        reason = "value"
+    return {"key": key, "truth": truth, "agent": agent, "reason": reason}
 
 
 def extra_key_sample(

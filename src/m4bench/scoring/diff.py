@@ -12,7 +12,7 @@ import duckdb
 
 from m4bench.fileio import atomic_path
 from m4bench.scoring.agent_table import AGENT_TABLE, FIRST_TABLE, AgentLayout
-from m4bench.scoring.compare import cell_sql, join_condition
+from m4bench.scoring.compare import RAW_JOIN, cell_sql, join_condition
 from m4bench.scoring.sqltypes import quote_ident, quote_literal
 from m4bench.scoring.truth import TRUTH_VIEW, TruthTable
 from m4bench.tasks.evaluation import EvaluationSpec
@@ -48,10 +48,12 @@ def _values(
 ) -> tuple[list[str], list[str]]:
     select, matches = [], []
     for name in spec.scored_columns:
-        sql = cell_sql(name, spec, truth, layout)
+        sql = cell_sql(name, spec, truth, layout, raw_alias="r" if joined else "a")
         truth_text = f"CAST(t.{truth.columns[name].ident} AS VARCHAR)" if joined else "NULL"
-        agent_text = f"CAST({sql.cell} AS VARCHAR)" if sql else "CAST(NULL AS VARCHAR)"
-        match = (sql.match if sql else "false") if joined else "CAST(NULL AS BOOLEAN)"
+        agent_text = sql.text if sql else "CAST(NULL AS VARCHAR)"
+        match = f"coalesce({sql.match}, false)" if sql else "false"
+        if not joined:
+            match = "CAST(NULL AS BOOLEAN)"
         select.append(f"{truth_text} AS {quote_ident(name + '__truth')}")
         select.append(f"{agent_text} AS {quote_ident(name + '__agent')}")
         select.append(f"{match} AS {quote_ident(name + '__match')}")
@@ -69,7 +71,7 @@ def _truth_side(spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout) ->
         "SELECT CASE WHEN a.rn IS NULL THEN 'missing' ELSE 'mismatch' END AS status, "
         f"a.rn + 1 AS agent_row, {', '.join(keys + values)} "
         f"FROM {TRUTH_VIEW} t LEFT JOIN {FIRST_TABLE} a ON {join_condition(spec, truth)} "
-        f"WHERE NOT ({' AND '.join(matches)})"
+        f"{RAW_JOIN} WHERE NOT ({' AND '.join(matches)})"
     )
 
 

@@ -17,6 +17,8 @@ from m4bench.scoring.sqltypes import comparison_for, quote_ident, quote_literal
 from m4bench.tasks.evaluation import EvaluationSpec
 
 TRUTH_VIEW = "truth"
+# Position of a row in the truth file (0-based); samples are taken in this order.
+TRUTH_ROW = "__m4bench_row"
 
 # Columns the paper never treats as ordered even when they look numeric.
 _NEVER_ORDERED = frozenset({"specimen", "ventilation_status"})
@@ -55,6 +57,7 @@ def load_truth(con: duckdb.DuckDBPyConnection, spec: EvaluationSpec, path: Path)
     columns = {
         str(name): TruthColumn(str(name), str(sql_type), comparison_for(str(sql_type)))
         for name, sql_type, *_ in described
+        if name != TRUTH_ROW
     }
     needed = list(dict.fromkeys([*spec.key_columns, *spec.scored_columns]))
     absent = [name for name in needed if name not in columns]
@@ -81,11 +84,19 @@ def load_truth(con: duckdb.DuckDBPyConnection, spec: EvaluationSpec, path: Path)
 def _register(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     literal = quote_literal(str(path))
     if _is_parquet(path):
-        sql = f"CREATE VIEW {TRUTH_VIEW} AS SELECT * FROM read_parquet({literal})"
+        source = f"read_parquet({literal}, file_row_number = true)"
+        sql = [
+            f"CREATE VIEW {TRUTH_VIEW} AS SELECT * EXCLUDE (file_row_number), "
+            f"file_row_number AS {TRUTH_ROW} FROM {source}"
+        ]
     else:
-        sql = f"CREATE TABLE {TRUTH_VIEW} AS SELECT * FROM read_csv({literal}, header = true)"
+        sql = [
+            f"CREATE TABLE truth_rows AS SELECT * FROM read_csv({literal}, header = true)",
+            f"CREATE VIEW {TRUTH_VIEW} AS SELECT *, rowid AS {TRUTH_ROW} FROM truth_rows",
+        ]
     try:
-        con.execute(sql)
+        for statement in sql:
+            con.execute(statement)
         con.execute(f"SELECT * FROM {TRUTH_VIEW} LIMIT 0")
     except duckdb.Error as exc:
         raise M4BenchError(
