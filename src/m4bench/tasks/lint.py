@@ -26,7 +26,6 @@ from m4bench.tasks.catalog import (
     SKILLS_DIR,
     Catalog,
     Task,
-    load_concept_graph,
     load_provenance,
     task_dirs,
 )
@@ -69,7 +68,7 @@ RULES: dict[str, str] = {
 
 KNOWN_PLACEHOLDERS = frozenset({"output_path", "db_path"})
 MAX_INSTRUCTION_LINES = 40
-_ITEM_ID = re.compile(r"(?<![\w.])\d{5,}(?![\w.])")
+_ITEM_ID = re.compile(r"(?<![\w.])\d{5,}(?!\w|\.\d)")
 _SQL = re.compile(r"\bselect\b[\s\S]{0,200}?\bfrom\b|\b(from|join)\s+[a-z_]+\.[a-z_]+", re.I)
 _FENCE = re.compile(r"^\s*(```|~~~)", re.M)
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
@@ -99,17 +98,19 @@ def lint_catalog(
     database: DatabaseFactory | None = None,
     run_references: bool = True,
     on_task: Callable[[str, int], None] | None = None,
+    concepts_root: Path | None = None,
 ) -> list[Finding]:
     """Every finding of every rule over the catalog at ``root`` (default: the package's).
 
     ``database`` builds the connection a task's reference runs on (default: empty source
     tables plus the concepts it reads, materialized from the library). ``on_task`` is
-    called with each task name and the task count, for progress display.
+    called with each task name and the task count, for progress display;
+    ``concepts_root`` points at another concept library folder (default: the package's).
     """
     base = root or CATALOG_ROOT
     findings: list[Finding] = []
-    library = _load_library(findings)
-    graph = load_concept_graph() if library else {}
+    library = _load_library(findings, concepts_root)
+    graph = {n: frozenset(d) for n, d in library.edges().items()} if library else {}
     tasks: list[Task] = []
     for task_dir in task_dirs(base):
         task = _lint_card(task_dir, findings)
@@ -138,11 +139,12 @@ def lint_task(task: Task, catalog: Catalog, derived: list[str]) -> list[Finding]
     return out
 
 
-def _load_library(findings: list[Finding]) -> ConceptLibrary | None:
+def _load_library(findings: list[Finding], root: Path | None) -> ConceptLibrary | None:
     try:
-        return ConceptLibrary.load("mimic-iv")
+        return ConceptLibrary.load("mimic-iv", root=root)
     except M4BenchError as exc:
-        findings.append(Finding("concept-library", Path("concepts"), 1, exc.message, "warning"))
+        where = Path(exc.message.split(":", 1)[0]) if ":" in exc.message else Path("concepts")
+        findings.append(Finding("concept-library", where, 1, exc.message, "warning"))
         return None
 
 
@@ -374,7 +376,14 @@ def _control_rules(task: Task, catalog: Catalog) -> Iterator[Finding]:
         try:
             folder, text = raw_sql_skill(task)
             header, body, _ = split_front_matter(text, task.dir / "raw-sql" / folder / SKILL_FILE)
-            if header.get("name") != folder or task.reference_sql.strip() not in body:
+            if "```" in task.reference_sql:
+                yield Finding(
+                    "control-rawsql",
+                    task.reference_path,
+                    1,
+                    "a code fence in the reference SQL would break the generated skill",
+                )
+            elif header.get("name") != folder or task.reference_sql.strip() not in body:
                 yield Finding(
                     "control-rawsql",
                     task.card_path,

@@ -1,0 +1,231 @@
+"""Lint: the shipped catalog passes; every rule rejects a card, file or reference built
+to break it, and names the file and line."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from m4bench.tasks.catalog import CATALOG_ROOT
+from m4bench.tasks.lint import RULES, Finding, lint_catalog
+
+MELD = "meld/mimic-meld-24h"
+MELD_RAW = "meld/mimic-meld-24h-raw"
+
+
+def test_shipped_catalog_has_no_errors() -> None:
+    findings = lint_catalog()
+    errors = [str(f) for f in findings if f.severity == "error"]
+    assert errors == []
+    # warnings only mark decoys whose family is not in the catalog yet
+    assert {f.rule for f in findings} <= {"control-decoy"}
+
+
+@pytest.fixture
+def mini(tmp_path: Path) -> Path:
+    """A two-family copy of the catalog (meld and kdigo decoy each other)."""
+    root = tmp_path / "catalog"
+    for family in ("meld", "kdigo"):
+        shutil.copytree(CATALOG_ROOT / family, root / family)
+    return root
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def findings_of(root: Path, rule: str, **options: object) -> list[Finding]:
+    found = lint_catalog(root, run_references=False, **options)  # type: ignore[arg-type]
+    return [f for f in found if f.rule == rule]
+
+
+def test_the_copy_is_clean(mini: Path) -> None:
+    assert lint_catalog(mini) == []
+
+
+Breaker = Callable[[Path], None]
+CASES: dict[str, tuple[Breaker, str, str | None]] = {  # rule: (break it, file, text on the line)
+    "card-valid": (
+        lambda r: edit(r / MELD / "task.toml", 'difficulty = "medium"', 'difficulty = "trivial"'),
+        f"{MELD}/task.toml",
+        '"trivial"',
+    ),
+    "card-depends-on": (
+        lambda r: edit(r / MELD / "task.toml", "tags =", 'depends_on = ["first_day_lab"]\ntags ='),
+        f"{MELD}/task.toml",
+        "depends_on",
+    ),
+    "card-name": (
+        lambda r: edit(r / MELD / "task.toml", 'mode = "standard"', 'mode = "raw"'),
+        f"{MELD}/task.toml",
+        "name =",
+    ),
+    "card-family": (
+        lambda r: edit(r / MELD / "task.toml", 'family = "meld"', 'family = "liver"'),
+        f"{MELD}/task.toml",
+        "family =",
+    ),
+    "card-scored-rule": (
+        lambda r: edit(
+            r / MELD / "task.toml",
+            'scored_columns = ["meld"]',
+            'scored_columns = ["meld", "hadm_id"]',
+        ),
+        f"{MELD}/task.toml",
+        "scored_columns",
+    ),
+    "card-drop-tables": (
+        lambda r: edit(r / MELD / "task.toml", '"mimiciv_derived.meld"', '"mimic_derived.meld"'),
+        f"{MELD}/task.toml",
+        "mimic_derived.meld",
+    ),
+    "instruction-placeholder": (
+        lambda r: edit(r / MELD / "instruction.md", "{output_path}", "{out}"),
+        f"{MELD}/instruction.md",
+        None,
+    ),
+    "instruction-sparse": (
+        lambda r: edit(
+            r / MELD / "instruction.md", "highest creatinine", "highest creatinine (item 50912)"
+        ),
+        f"{MELD}/instruction.md",
+        "50912",
+    ),
+    "instruction-contract": (
+        lambda r: edit(r / MELD / "instruction.md", "stay_id, meld", "meld, stay_id"),
+        f"{MELD}/instruction.md",
+        None,
+    ),
+    "skill-present": (
+        lambda r: (r / MELD / "skills" / "meld-score" / "notes.txt").write_text("x"),
+        f"{MELD}/skills/meld-score/notes.txt",
+        None,
+    ),
+    "skill-front-matter": (
+        lambda r: edit(r / MELD / "skills/meld-score/SKILL.md", 'version: "1.0"\n', ""),
+        f"{MELD}/skills/meld-score/SKILL.md",
+        None,
+    ),
+    "skill-no-sql": (
+        lambda r: edit(
+            r / MELD / "skills/meld-score/SKILL.md",
+            "## Formula",
+            "## Formula\nselect meld from the table",
+        ),
+        f"{MELD}/skills/meld-score/SKILL.md",
+        "select meld",
+    ),
+    "skill-table-unavailable": (
+        lambda r: edit(
+            r / MELD_RAW / "skills/meld-score/SKILL.md",
+            "## Source data",
+            "## Source data\n- `first_day_lab` has the worst values.",
+        ),
+        f"{MELD_RAW}/skills/meld-score/SKILL.md",
+        "`first_day_lab`",
+    ),
+    "opspec-present": (
+        lambda r: edit(r / MELD / "task.toml", "sentinel = false", "sentinel = true"),
+        f"{MELD}/operational-spec.md",
+        None,
+    ),
+    "opspec-forbidden": (
+        lambda r: (
+            edit(r / MELD / "task.toml", "sentinel = false", "sentinel = true"),
+            (r / MELD / "operational-spec.md").write_text("# Spec\n\nUse item 50912.\n"),
+        ),
+        f"{MELD}/operational-spec.md",
+        "50912",
+    ),
+    "reference-file": (
+        lambda r: (r / "meld" / "reference.sql").write_text("SELECT * FROM mimiciv_icu.icustays"),
+        "meld/reference.sql",
+        None,
+    ),
+    "reference-columns": (
+        lambda r: edit(
+            r / "meld" / "reference.sql", "END AS DOUBLE) AS meld", "END AS DOUBLE) AS meld_na"
+        ),
+        f"{MELD}/task.toml",
+        "required_columns",
+    ),
+    "control-rawsql": (
+        lambda r: edit(r / "meld" / "reference.sql", "-- MELD-Na", "-- ``` MELD-Na"),
+        "meld/reference.sql",
+        None,
+    ),
+    "control-decoy": (
+        lambda r: edit(
+            r / MELD / "task.toml",
+            'decoy_skill = "kdigo-aki-staging"',
+            'decoy_skill = "meld-score"',
+        ),
+        f"{MELD}/task.toml",
+        "decoy_skill",
+    ),
+    "provenance": (
+        lambda r: edit(
+            r / "meld" / "PROVENANCE.yaml", "review_status: pending", "review_status: reviewed"
+        ),
+        "meld/PROVENANCE.yaml",
+        "review_status",
+    ),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_each_rule_rejects_a_broken_catalog(mini: Path, rule: str) -> None:
+    breaker, file, marker = CASES[rule]
+    breaker(mini)
+    found = findings_of(mini, rule)
+    assert found, f"{rule} did not fire"
+    assert any(f.path == mini / file for f in found), [str(f) for f in found]
+    if marker is not None:
+        lines = (mini / file).read_text(encoding="utf-8").splitlines()
+        expected = next(n for n, text in enumerate(lines, start=1) if marker in text)
+        assert expected in {f.line for f in found if f.path == mini / file}, [str(f) for f in found]
+    assert all(f.severity == "error" for f in found)
+    assert all(re.match(rf"{re.escape(str(f.path))}:\d+: \[{rule}\] ", str(f)) for f in found)
+
+
+def test_reference_runs_reports_a_failing_query(mini: Path) -> None:
+    edit(mini / "meld" / "reference.sql", "lab.sodium_min", "lab.sodium_lowest")
+    found = [f for f in lint_catalog(mini) if f.rule == "reference-runs"]
+    assert {f.path for f in found} == {mini / "meld" / "reference.sql"}
+    assert all("sodium_lowest" in f.message and f.severity == "error" for f in found)
+
+
+def test_reference_runs_on_a_given_database(mini: Path) -> None:
+    found = lint_catalog(mini, database=lambda task: duckdb.connect())
+    assert {f.rule for f in found} == {"reference-runs"}
+    assert all("do not exist" in f.message for f in found)
+
+
+def test_unavailable_decoy_is_a_warning(mini: Path) -> None:
+    shutil.rmtree(mini / "kdigo")
+    found = findings_of(mini, "control-decoy")
+    assert found and all(f.severity == "warning" for f in found)
+
+
+def test_a_broken_concept_library_is_reported(mini: Path, tmp_path: Path) -> None:
+    concepts = tmp_path / "concepts" / "demographics"
+    concepts.mkdir(parents=True)
+    (concepts / "broken.sql").write_text(
+        "-- broken: reads a concept nobody defines\n"
+        "-- Grain: none\n"
+        "SELECT * FROM mimiciv_derived.nowhere\n"
+    )
+    found = findings_of(mini, "concept-library", concepts_root=tmp_path / "concepts")
+    assert len(found) == 1 and "nowhere" in found[0].message
+
+
+def test_every_rule_is_exercised() -> None:
+    tested = set(CASES) | {"reference-runs", "concept-library"}
+    assert tested == set(RULES)
