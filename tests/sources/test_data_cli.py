@@ -53,7 +53,7 @@ def test_user_errors_exit_2_without_traceback(tmp_path: Path) -> None:
         capture_output=True, text=True, check=False, env=env,
     )  # fmt: skip
     assert done.returncode == 2
-    assert "not a directory" in done.stderr
+    assert done.stderr.startswith("error:") and "not a directory" in done.stderr
     assert "hint:" in done.stderr
     assert "Traceback" not in done.stderr
     empty = subprocess.run(

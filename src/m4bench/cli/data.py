@@ -42,15 +42,25 @@ def _megabytes(size: int) -> str:
 
 
 class _TableBars:
-    """One rich progress bar per table, created when the table starts."""
+    """One rich progress bar per table, created when the table starts.
+
+    The display starts with the first table, so an input error found before any work
+    prints alone.
+    """
 
     def __init__(self, progress: Progress) -> None:
         self._progress = progress
         self._tasks: dict[str, TaskID] = {}
 
+    def stop(self) -> None:
+        if self._tasks:
+            self._progress.stop()
+
     def __call__(self, qualified: str, fraction: float) -> None:
         task = self._tasks.get(qualified)
         if task is None:
+            if not self._tasks:
+                self._progress.start()
             task = self._progress.add_task(qualified, total=1.0)
             self._tasks[qualified] = task
         self._progress.update(task, completed=fraction)
@@ -81,7 +91,8 @@ def ingest(
 ) -> None:
     """Ingest a MIMIC-IV or eICU-CRD CSV release (or its open demo); resumable."""
     console = Console(stderr=True)
-    with _progress(console) as progress:
+    bars = _TableBars(_progress(console))
+    try:
         report = ingest_dataset(
             resolve_home(home),
             dataset.value,
@@ -89,8 +100,10 @@ def ingest(
             name=name,
             tables=table or None,
             public=public,
-            progress=_TableBars(progress),
+            progress=bars,
         )
+    finally:
+        bars.stop()
     ingested = [t for t in report.tables if t.status == "ingested"]
     rows = sum(t.rows for t in ingested)
     seconds = sum(t.seconds for t in ingested)
