@@ -113,9 +113,11 @@ def _error_sum(name: str, truth: TruthTable, layout: AgentLayout) -> str:
         return "NULL"
     column = truth.columns[name]
     tv = truth_value(f"t.{column.ident}", column.kind)
+    # least() skips NULL arguments, so rows without both values are filtered out first.
     scaled = f"least(abs(a.v{j} - {tv}) / {truth.scales[name]!r}, 1.0)"
+    both = f"a.v{j} IS NOT NULL AND {tv} IS NOT NULL"
     one_null = f"{PRESENT} AND (({tv} IS NULL) <> (a.v{j} IS NULL))"
-    return f"coalesce(sum({scaled}), 0.0) + count_if({one_null})"
+    return f"coalesce(sum({scaled}) FILTER (WHERE {both}), 0.0) + count_if({one_null})"
 
 
 def compare_rows(

@@ -1,0 +1,112 @@
+"""``m4bench score``: score one agent output against a ground truth."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from m4bench.fileio import canonical_json
+from m4bench.scoring import Score, ScoreOptions, score_output
+from m4bench.scoring.options import NullRule
+from m4bench.scoring.spec_file import load_evaluation_spec
+from m4bench.tasks.evaluation import EvaluationSpec
+
+
+def score_command(
+    output: Annotated[Path, typer.Option("--output", help="The agent's output CSV.")],
+    spec: Annotated[Path, typer.Option("--spec", help="Evaluation spec: JSON, or a task.toml.")],
+    truth: Annotated[
+        Path, typer.Option("--truth", help="Ground truth: typed Parquet, or CSV(.gz).")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the Score as JSON.")] = False,
+    null_tokens: Annotated[
+        str,
+        typer.Option(
+            "--null-tokens",
+            help="empty: only empty cells are null (the paper's rule); extended: also "
+            "NA, NaN, NULL, None in non-text columns.",
+        ),
+    ] = "empty",
+    diff: Annotated[
+        Path | None,
+        typer.Option("--diff", help="Write the full row-level diff (Parquet) here."),
+    ] = None,
+) -> None:
+    """Score an agent's output CSV: match rates, reward, key F1, nMAE, strict checks."""
+    evaluation = _resolve_spec(spec)
+    options = ScoreOptions(null_tokens=_null_rule(null_tokens))
+    score = score_output(evaluation, truth, output, options=options, diff_path=diff)
+    if as_json:
+        typer.echo(canonical_json(score.model_dump(mode="json")), nl=False)
+    else:
+        show_score(score, Console())
+
+
+def _resolve_spec(spec: Path) -> EvaluationSpec:
+    return load_evaluation_spec(spec)
+
+
+def _null_rule(value: str) -> NullRule:
+    if value == "empty":
+        return "empty"
+    if value == "extended":
+        return "extended"
+    raise typer.BadParameter("must be 'empty' or 'extended'", param_hint="--null-tokens")
+
+
+def show_score(score: Score, console: Console) -> None:
+    """A readable summary: verdict, per-column counts, keys, nMAE, diagnostics."""
+    verdict = "[green]strict pass[/]" if score.strict_pass else "[red]not a strict pass[/]"
+    console.print(f"reward [bold]{score.reward}[/]  {verdict}  (null tokens: {score.null_tokens})")
+    table = Table(
+        "column",
+        "type",
+        "rate",
+        "matched",
+        "mismatched",
+        "missing",
+        "extra",
+        "duplicate",
+        "uncastable",
+    )
+    for column in score.columns:
+        table.add_row(
+            column.column,
+            column.comparison,
+            f"{column.match_rate}",
+            *(
+                str(value)
+                for value in (
+                    column.matched,
+                    column.mismatched,
+                    column.missing,
+                    column.extra,
+                    column.duplicate,
+                    column.uncastable,
+                )
+            ),
+        )
+    console.print(table)
+    keys = score.keys
+    console.print(
+        f"keys: truth {keys.truth_rows}, agent rows {keys.agent_rows}, "
+        f"unique {keys.agent_unique_keys}, in truth {keys.agent_keys_in_truth}; "
+        f"precision {keys.precision:.4f} recall {keys.recall:.4f} F1 {keys.f1:.4f}"
+    )
+    nmae = score.ordered_error
+    console.print(
+        f"ordered nMAE over {len(nmae.columns)} columns: matched rows {nmae.nmae_matched_rows}, "
+        f"all truth rows {nmae.nmae_all_truth_rows}"
+    )
+    for check in score.checks:
+        mark = "[green]pass[/]" if check.passed else "[red]fail[/]"
+        console.print(f"  {mark} {escape(check.name)}: {escape(check.detail)}", highlight=False)
+    if score.failure:
+        console.print(f"[red]output not compared: {score.failure}[/]")
+    for note in score.diagnostics:
+        console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
