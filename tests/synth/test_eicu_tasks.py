@@ -116,7 +116,8 @@ WITH nc AS (
     CASE WHEN p.age = '> 89' THEN 91 ELSE TRY_CAST(p.age AS INTEGER) END AS age,
     COALESCE(gn.g, gp.g) AS gcs, vit.*,
     COALESCE(u.uo, CASE WHEN a.urine > 0 THEN a.urine END) AS uo,
-    u.uo IS NULL AND a.urine > 0 AS uo_from_apache, gn.g IS NULL AND gp.g IS NOT NULL AS gcs_from_exam,
+    u.uo IS NULL AND a.urine > 0 AS uo_from_apache,
+    gn.g IS NULL AND gp.g IS NOT NULL AS gcs_from_exam,
     (a.intubated = 1 OR pv.oobintubday1 = 1 OR aw.stay IS NOT NULL) AS vent,
     pv.electivesurgery AS el, p.unitadmitsource AS src
   FROM eicu_crd.patient p
