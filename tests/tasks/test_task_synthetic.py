@@ -1,0 +1,129 @@
+"""Every task's reference on the default synthetic MIMIC-IV source: contracted columns and
+types, one row per key, the cohort the source implies, and scored columns that vary."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pytest
+
+from m4bench.concepts.build import build_concepts
+from m4bench.home import DataHome
+from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
+from m4bench.tasks.catalog import Catalog, load_catalog
+from m4bench.tasks.reference import run_reference
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("tasks-synthetic")]
+
+TASKS = [task.name for task in load_catalog().tasks if task.card.dataset == "mimic-iv"]
+
+# Output types promised by the families' contracts (docs/tasks.md, the instructions).
+TYPES: dict[str, pa.DataType] = {
+    "subject_id": pa.int32(),
+    "hadm_id": pa.int32(),
+    "stay_id": pa.int32(),
+    "gcs_min": pa.float64(),
+    "gcs_motor": pa.float64(),
+    "gcs_verbal": pa.float64(),
+    "gcs_eyes": pa.float64(),
+    "meld": pa.float64(),
+    "gender": pa.string(),
+    "age": pa.float64(),
+    "scr_min": pa.float64(),
+    "mdrd_est": pa.float64(),
+    "scr_baseline": pa.float64(),
+    "charttime": pa.timestamp("us"),
+    "starttime": pa.timestamp("us"),
+    "endtime": pa.timestamp("us"),
+    "weight": pa.float64(),
+    "uo": pa.float64(),
+    "urineoutput_6hr": pa.float64(),
+    "urineoutput_12hr": pa.float64(),
+    "urineoutput_24hr": pa.float64(),
+    "uo_mlkghr_6hr": pa.decimal128(18, 3),
+    "uo_mlkghr_12hr": pa.decimal128(18, 3),
+    "uo_mlkghr_24hr": pa.decimal128(18, 3),
+    "uo_tm_6hr": pa.decimal128(18, 2),
+    "uo_tm_12hr": pa.decimal128(18, 2),
+    "uo_tm_24hr": pa.decimal128(18, 2),
+    "norepinephrine_equivalent_dose": pa.decimal128(18, 3),
+}
+DEFAULT_TYPE = pa.int32()  # every score, flag and stage
+
+# Point-scoring components: non-zero in >= 5 % of rows and not all at their maximum.
+COMPONENTS: dict[str, tuple[list[str], int]] = {
+    "sofa": (["respiration", "coagulation", "liver", "cardiovascular", "cns", "renal"], 4),
+    "sirs": (["temp_score", "heart_rate_score", "resp_score", "wbc_score"], 1),
+    "kdigo": (["aki_stage_creat", "aki_stage_uo", "aki_stage_crrt"], 3),
+    "charlson": (["age_score"], 4),
+}
+
+COHORT_SQL = {
+    "stay": "SELECT COUNT(*) FROM mimiciv_icu.icustays",
+    "admission": "SELECT COUNT(*) FROM mimiciv_hosp.admissions",
+    "adult-admission": "SELECT COUNT(*) FROM mimiciv_derived.age WHERE age >= 18",
+    "urine": """
+        SELECT COUNT(*) FROM mimiciv_derived.urine_output AS u
+        WHERE EXISTS (
+            SELECT 1 FROM mimiciv_icu.chartevents AS ce
+            JOIN mimiciv_icu.icustays AS ie ON ie.stay_id = ce.stay_id
+            WHERE ce.stay_id = u.stay_id AND ce.itemid = 220045
+              AND ce.charttime > ie.intime - INTERVAL 1 MONTH
+              AND ce.charttime < ie.outtime + INTERVAL 1 MONTH)""",
+    "interval": """
+        SELECT COUNT(*) FROM (
+            SELECT DISTINCT stay_id, starttime FROM mimiciv_derived.vasoactive_agent
+            WHERE COALESCE(norepinephrine, epinephrine, phenylephrine, dopamine, vasopressin)
+                  IS NOT NULL)""",
+}
+COHORT = {
+    "charlson": "admission",
+    "creatinine-baseline": "adult-admission",
+    "urine-output-rate": "urine",
+    "vasopressor-equivalents": "interval",
+}
+
+
+@pytest.fixture(scope="module")
+def synthetic(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Catalog, duckdb.DuckDBPyConnection]]:
+    home = DataHome(Path(tmp_path_factory.mktemp("home")))
+    source = synthesize_mimic_iv(home, stays=200, seed=7, progress=False)
+    catalog = load_catalog()
+    needed = sorted({dep for task in catalog.tasks for dep in task.direct_dependencies})
+    build_concepts(source, only=needed, progress=False)
+    con = source.connect(read_only=True)
+    yield catalog, con
+    con.close()
+
+
+@pytest.mark.parametrize("name", TASKS)
+def test_reference_on_the_synthetic_source(synthetic, name: str) -> None:
+    catalog, con = synthetic
+    task = catalog.task(name)
+    spec = task.card.evaluation
+    table = run_reference(task, con)
+
+    assert table.column_names == spec.required_columns
+    for field in table.schema:
+        assert field.type == TYPES.get(field.name, DEFAULT_TYPE), field.name
+
+    keys = list(zip(*(table.column(k).to_pylist() for k in spec.key_columns), strict=True))
+    assert len(set(keys)) == len(keys), "duplicate keys"
+    assert all(None not in key for key in keys)
+    expected = con.execute(COHORT_SQL[COHORT.get(task.family, "stay")]).fetchone()
+    assert expected is not None and table.num_rows == expected[0] > 0
+
+    for column in spec.scored_columns:
+        distinct = set(table.column(column).to_pylist())
+        assert len(distinct - {None}) >= 2, f"{column} is degenerate: {distinct}"
+
+    components, maximum = COMPONENTS.get(task.family, ([], 0))
+    for column in components:
+        values = table.column(column).to_pylist()
+        assert sum(1 for v in values if v) >= 0.05 * len(values), f"{column} rarely scores"
+        assert not all(v == maximum for v in values), f"{column} always at {maximum}"
