@@ -103,21 +103,40 @@ def test_identifiers_have_the_real_formats(con: duckdb.DuckDBPyConnection) -> No
     pids = [r[0] for r in con.execute("SELECT uniquepid FROM eicu_crd.patient").fetchall()]
     assert all(re.fullmatch(r"\d{3}-\d{5}", p) for p in pids)
     # a hospital stay belongs to one patient; some patients have several unit stays
-    assert _one(con, "SELECT MAX(n) FROM (SELECT COUNT(DISTINCT uniquepid) AS n "
-                "FROM eicu_crd.patient GROUP BY patienthealthsystemstayid)") == 1  # fmt: skip
-    assert _one(con, "SELECT COUNT(*) FROM (SELECT uniquepid FROM eicu_crd.patient "
-                "GROUP BY 1 HAVING COUNT(*) > 1)") > 0  # fmt: skip
+    assert (
+        _one(
+            con,
+            "SELECT MAX(n) FROM (SELECT COUNT(DISTINCT uniquepid) AS n "
+            "FROM eicu_crd.patient GROUP BY patienthealthsystemstayid)",
+        )
+        == 1
+    )
+    assert (
+        _one(
+            con,
+            "SELECT COUNT(*) FROM (SELECT uniquepid FROM eicu_crd.patient "
+            "GROUP BY 1 HAVING COUNT(*) > 1)",
+        )
+        > 0
+    )
     assert _one(con, "SELECT COUNT(*) FROM eicu_crd.hospital") == 208
-    assert _one(con, "SELECT COUNT(*) FROM eicu_crd.patient ANTI JOIN eicu_crd.hospital "
-                "USING (hospitalid)") == 0  # fmt: skip
+    assert (
+        _one(
+            con,
+            "SELECT COUNT(*) FROM eicu_crd.patient ANTI JOIN eicu_crd.hospital USING (hospitalid)",
+        )
+        == 0
+    )
 
 
 def test_offsets_are_plausible(con: duckdb.DuckDBPyConnection) -> None:
     p = "eicu_crd.patient"
     assert _one(con, f"SELECT MAX(hospitaladmitoffset) FROM {p}") <= 0
     assert _one(con, f"SELECT MIN(unitdischargeoffset) FROM {p}") > 0
-    assert _one(con, f"SELECT COUNT(*) FROM {p} WHERE hospitaldischargeoffset "
-                "< unitdischargeoffset") == 0  # fmt: skip
+    assert (
+        _one(con, f"SELECT COUNT(*) FROM {p} WHERE hospitaldischargeoffset < unitdischargeoffset")
+        == 0
+    )
     for table, column in (
         ("nursecharting", "nursingchartoffset"),
         ("intakeoutput", "intakeoutputoffset"),
@@ -143,16 +162,30 @@ def test_deaths_match_discharge(con: duckdb.DuckDBPyConnection) -> None:
     for status, death_location, _ in rows:
         if status is not None:
             assert (status == "Expired") == death_location
-    assert _one(con, "SELECT COUNT(*) FROM eicu_crd.patient WHERE unitdischargestatus = "
-                "'Expired' AND hospitaldischargestatus = 'Alive'") == 0  # fmt: skip
-    assert _one(con, "SELECT COUNT(*) FROM eicu_crd.patient WHERE hospitaldischargestatus "
-                "= 'Expired'") > 0  # fmt: skip
+    assert (
+        _one(
+            con,
+            "SELECT COUNT(*) FROM eicu_crd.patient WHERE unitdischargestatus = "
+            "'Expired' AND hospitaldischargestatus = 'Alive'",
+        )
+        == 0
+    )
+    assert (
+        _one(con, "SELECT COUNT(*) FROM eicu_crd.patient WHERE hospitaldischargestatus = 'Expired'")
+        > 0
+    )
 
 
 def test_apache_tables_have_their_cardinalities(con: duckdb.DuckDBPyConnection) -> None:
     for table in ("apacheapsvar", "apachepredvar"):
-        assert _one(con, f"SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM eicu_crd.{table} "
-                    "GROUP BY patientunitstayid)") == 1  # fmt: skip
+        assert (
+            _one(
+                con,
+                f"SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM eicu_crd.{table} "
+                "GROUP BY patientunitstayid)",
+            )
+            == 1
+        )
     versions = con.execute(
         "SELECT LIST(apacheversion ORDER BY apacheversion) FROM eicu_crd.apachepatientresult "
         "GROUP BY patientunitstayid"
@@ -169,39 +202,73 @@ def test_every_label_the_eicu_tasks_read_is_charted(con: duckdb.DuckDBPyConnecti
     )
     pairs = {(label, name) for _, label, name in charted}
     wanted = [
-        (v.GCS_LABEL, v.GCS_TOTAL), (v.GCS_LABEL, v.GCS_MOTOR), (v.GCS_LABEL, v.GCS_VERBAL),
-        (v.GCS_LABEL, v.GCS_EYES), (v.GCS_SCORE_LABEL, v.VALUE), v.HR, v.RR, v.TEMP_C, v.TEMP_F,
-        v.TEMP_LOCATION, v.IBP_MEAN, v.IBP_SYS, v.IBP_DIA, v.MAP_VALUE, v.ART_MAP_VALUE,
-        v.NIBP_MEAN, v.NIBP_SYS, v.NIBP_DIA, v.SPO2,
-    ]  # fmt: skip
+        (v.GCS_LABEL, v.GCS_TOTAL),
+        (v.GCS_LABEL, v.GCS_MOTOR),
+        (v.GCS_LABEL, v.GCS_VERBAL),
+        (v.GCS_LABEL, v.GCS_EYES),
+        (v.GCS_SCORE_LABEL, v.VALUE),
+        v.HR,
+        v.RR,
+        v.TEMP_C,
+        v.TEMP_F,
+        v.TEMP_LOCATION,
+        v.IBP_MEAN,
+        v.IBP_SYS,
+        v.IBP_DIA,
+        v.MAP_VALUE,
+        v.ART_MAP_VALUE,
+        v.NIBP_MEAN,
+        v.NIBP_SYS,
+        v.NIBP_DIA,
+        v.SPO2,
+    ]
     assert [pair for pair in wanted if pair not in pairs] == []
     gcs_categories = {cat for cat, label, _ in charted if label == v.GCS_LABEL}
     assert gcs_categories == {v.CAT_SCORES, v.CAT_OTHER_VITALS}
-    values = {r[0] for r in con.execute("SELECT DISTINCT nursingchartvalue FROM "
-                                       "eicu_crd.nursecharting").fetchall()}  # fmt: skip
+    values = {
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT nursingchartvalue FROM eicu_crd.nursecharting"
+        ).fetchall()
+    }
     assert "Unable to score due to medication" in values
 
 
 def test_every_urine_spelling_and_decoy_path_is_present(con: duckdb.DuckDBPyConnection) -> None:
-    paths = {r[0] for r in con.execute("SELECT DISTINCT cellpath FROM eicu_crd.intakeoutput")
-             .fetchall()}  # fmt: skip
+    paths = {
+        r[0] for r in con.execute("SELECT DISTINCT cellpath FROM eicu_crd.intakeoutput").fetchall()
+    }
     tails = {p.removeprefix(v.IO_OUTPUT) for p in paths if p.startswith(v.IO_OUTPUT)}
     assert len(v.urine_tails()) == 125
     missing = [t for t in v.urine_tails() if t not in tails]
     assert missing == []
-    for group in (v.URINE_FOLEY_TAILS, v.URINE_PATTERN_TAILS, v.URINE_EXCLUDED_FOLEY_TAILS,
-                  v.OUTPUT_OTHER_TAILS):  # fmt: skip
+    for group in (
+        v.URINE_FOLEY_TAILS,
+        v.URINE_PATTERN_TAILS,
+        v.URINE_EXCLUDED_FOLEY_TAILS,
+        v.OUTPUT_OTHER_TAILS,
+    ):
         assert set(group) & tails, group
     assert any(p.startswith(v.IO_INTAKE) for p in paths)
     # totals are cumulative: never decrease within a stay
-    assert _one(con, "SELECT COUNT(*) FROM (SELECT outputtotal - LAG(outputtotal) OVER (PARTITION "
-                "BY patientunitstayid ORDER BY intakeoutputoffset, intakeoutputid) AS d FROM "
-                "eicu_crd.intakeoutput) WHERE d < 0") == 0  # fmt: skip
+    assert (
+        _one(
+            con,
+            "SELECT COUNT(*) FROM (SELECT outputtotal - LAG(outputtotal) OVER (PARTITION "
+            "BY patientunitstayid ORDER BY intakeoutputoffset, intakeoutputid) AS d FROM "
+            "eicu_crd.intakeoutput) WHERE d < 0",
+        )
+        == 0
+    )
 
 
 def test_physical_exam_gcs_paths(con: duckdb.DuckDBPyConnection) -> None:
-    paths = [r[0] for r in con.execute("SELECT DISTINCT physicalexampath FROM "
-                                      "eicu_crd.physicalexam").fetchall()]  # fmt: skip
+    paths = [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT physicalexampath FROM eicu_crd.physicalexam"
+        ).fetchall()
+    ]
     totals = [
         p for p in paths if p.startswith(v.PE_GCS + "/") and "/" not in p[len(v.PE_GCS) + 1 :]
     ]
@@ -214,14 +281,19 @@ def test_physical_exam_gcs_paths(con: duckdb.DuckDBPyConnection) -> None:
 def test_labs_drugs_and_diagnoses_cover_their_vocabularies(con: duckdb.DuckDBPyConnection) -> None:
     labs = {r[0] for r in con.execute("SELECT DISTINCT labname FROM eicu_crd.lab").fetchall()}
     assert {spec[0] for spec in v.LABS + v.BLOOD_GAS_LABS} <= labs
-    drugs = {r[0] for r in con.execute("SELECT DISTINCT drugname FROM eicu_crd.infusiondrug")
-             .fetchall()}  # fmt: skip
+    drugs = {
+        r[0] for r in con.execute("SELECT DISTINCT drugname FROM eicu_crd.infusiondrug").fetchall()
+    }
     assert {spec[0] for spec in v.VASOACTIVE_DRUGS} <= drugs
-    dx = {r[0] for r in con.execute("SELECT DISTINCT apacheadmissiondx FROM eicu_crd.patient")
-          .fetchall()}  # fmt: skip
+    dx = {
+        r[0]
+        for r in con.execute("SELECT DISTINCT apacheadmissiondx FROM eicu_crd.patient").fetchall()
+    }
     assert set(v.APACHE_DX_SURGICAL + v.APACHE_DX_MEDICAL) <= dx
-    airways = {r[0] for r in con.execute("SELECT DISTINCT airwaytype FROM "
-                                        "eicu_crd.respiratorycare").fetchall()}  # fmt: skip
+    airways = {
+        r[0]
+        for r in con.execute("SELECT DISTINCT airwaytype FROM eicu_crd.respiratorycare").fetchall()
+    }
     assert set(v.AIRWAY_TYPES) <= airways
     ages = {r[0] for r in con.execute("SELECT DISTINCT age FROM eicu_crd.patient").fetchall()}
     assert "> 89" in ages

@@ -146,7 +146,7 @@ def _vitals(
     hr_base = 74 + 38 * s + rng.normal(0, 11, n)
     hr = hr_base[owner] + rng.normal(0, 8, owner.size)
     brady = (s[owner] > 0.5) & (rng.random(owner.size) < 0.004)
-    hr = np.where(brady, rng.uniform(26, 33, owner.size), hr)
+    hr = np.where(brady, rng.uniform(26, 33, owner.size), np.clip(hr, 30, 220))
     _noisy(rows, rng, quirks, (v.CAT_VITALS, *v.HR), owner, offset, np.round(hr), absurd=(0, 300))
     tachypnoea = rng.random(n) < 0.04 + 0.2 * s
     rr_base = np.where(tachypnoea, rng.uniform(27, 42, n), 15 + 12 * s + rng.normal(0, 3, n))
