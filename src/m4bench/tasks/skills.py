@@ -147,7 +147,7 @@ def decoy_skill(task: Task, catalog: Catalog) -> tuple[str, str]:
         )
     )
     chosen = parse_skill(carriers[0].skill_paths[wanted])
-    return wanted, chosen.text
+    return wanted, chosen.path.read_text(encoding="utf-8")
 
 
 def write_skill(target_dir: Path, folder: str, text: str) -> Path:
