@@ -522,3 +522,69 @@ def test_lods_pulmonary_counts_ventilated_or_cpap_gases_and_sums(insert, build, 
     assert [got[s]["pulmonary"] for s in (100, 101, 102, 103)] == [0, 3, 1, 3]
     assert got[104]["lods"] == 3 + 3 + 3  # neurologic 3, hematologic 3, pulmonary 3
     assert (got[104]["renal"], got[104]["hepatic"], got[104]["cardiovascular"]) == (None,) * 3
+
+
+def test_kdigo_stages_from_source_tables(insert, build, rows):
+    """The whole chain from labs, urine, weight and CRRT charting to the stage per time."""
+    insert("mimiciv_icu.icustays", [stay(1, 10, 100, at(0), 72)])
+    insert(
+        "mimiciv_hosp.labevents",
+        [
+            _creatinine(1, -24, 1.0),
+            _creatinine(1, 20, 1.35),  # +0.35 within 48 h: stage 1
+            _creatinine(1, 40, 2.1),  # 2.1 x the 7-day low: stage 2
+        ],
+    )
+    insert(
+        "mimiciv_icu.chartevents",
+        [
+            _chart_row(226512, 1, "100", 100.0),  # admission weight 100 kg
+            _chart_row(227290, 30, "CVVHDF", None),  # CRRT running: stage 3
+        ],
+    )
+    insert(
+        "mimiciv_icu.outputevents",
+        [
+            {
+                "subject_id": 1,
+                "hadm_id": 10,
+                "stay_id": 100,
+                "charttime": at(h),
+                "storetime": at(h),
+                "itemid": 226559,
+                "value": 20.0,
+            }
+            for h in range(1, 13)
+        ],
+    )
+    build("kdigo_stages")
+    got = {
+        r["charttime"]: (
+            r["aki_stage_creat"],
+            r["aki_stage_uo"],
+            r["aki_stage_crrt"],
+            r["aki_stage"],
+        )
+        for r in rows("kdigo_stages")
+    }
+    assert got[at(-24)] == (0, None, None, 0)
+    assert got[at(20)] == (1, None, None, 1)
+    assert got[at(40)] == (2, None, None, 2)
+    assert got[at(5)] == (None, None, None, 0)  # under 6 h of urine: no 6 h rate
+    assert got[at(6)] == (None, 0, None, 0)  # 0.2 mL/kg/h but not after intime + 6 h
+    assert got[at(7)] == (None, 1, None, 1)  # 140 mL / 100 kg / 7 h
+    assert got[at(12)] == (None, 2, None, 2)  # 240 mL / 100 kg / 12 h
+    assert got[at(30)] == (None, None, 3, 3)
+    assert len(got) == 3 + 12 + 1
+
+
+def _chart_row(itemid: int, hour: float, value: str, valuenum: float | None) -> dict[str, Any]:
+    return {
+        "subject_id": 1,
+        "hadm_id": 10,
+        "stay_id": 100,
+        "charttime": at(hour),
+        "itemid": itemid,
+        "value": value,
+        "valuenum": valuenum,
+    }

@@ -647,3 +647,85 @@ def test_first_day_sofa_gases_and_vasopressors(insert, build, rows):
     got = by_key(rows("first_day_sofa"))
     assert [got[s]["respiration"] for s in (100, 101, 102)] == [0, 3, 2]
     assert [got[s]["cardiovascular"] for s in (103, 104, 105)] == [3, 3, 4]
+
+
+def test_sepsis3_from_source_tables(insert, build, rows):
+    """Heart rate, a norepinephrine drip, an antibiotic and a culture through the whole chain."""
+    insert("mimiciv_icu.icustays", [stay(1, 10, 100, at(0), 48)])
+    # heart rate from 08:30 to 07:30 two days later: the hour grid ends at 09:00 + hr
+    insert(
+        "mimiciv_icu.chartevents",
+        [
+            {
+                "subject_id": 1,
+                "hadm_id": 10,
+                "stay_id": 100,
+                "charttime": at(h + 0.5),
+                "itemid": 220045,
+                "value": "90",
+                "valuenum": 90.0,
+            }
+            for h in range(48)
+        ],
+    )
+    insert(
+        "mimiciv_icu.inputevents",
+        [
+            {
+                "subject_id": 1,
+                "hadm_id": 10,
+                "stay_id": 100,
+                "itemid": 221906,
+                "orderid": 1,
+                "starttime": at(10),
+                "endtime": at(14),
+                "rate": 0.2,
+                "rateuom": "mcg/kg/min",
+                "patientweight": 70.0,
+            },
+        ],
+    )
+    insert(
+        "mimiciv_hosp.prescriptions",
+        [
+            {
+                "subject_id": 1,
+                "hadm_id": 10,
+                "pharmacy_id": 1,
+                "drug_type": "MAIN",
+                "drug": "Vancomycin",
+                "route": "IV",
+                "starttime": at(20),
+                "stoptime": at(44),
+            },
+        ],
+    )
+    insert(
+        "mimiciv_hosp.microbiologyevents",
+        [
+            _culture(1, 1, datetime(2150, 1, 2), at(18), "BLOOD CULTURE"),
+        ],
+    )
+    build("sepsis3")
+    assert rows("sepsis3") == [
+        {
+            "subject_id": 1,
+            "stay_id": 100,
+            "antibiotic_time": at(20),
+            "culture_time": at(18),
+            "suspected_infection_time": at(18),
+            # the drip runs at the hour ends 11:00 (hr 10) to 14:00: cardiovascular 4 from hr 10
+            "sofa_time": at(11),
+            "sofa_score": 4,
+            "respiration": 0,
+            "coagulation": 0,
+            "liver": 0,
+            "cardiovascular": 4,
+            "cns": 0,
+            "renal": 0,
+            "sepsis3": True,
+        }
+    ]
+    hourly = by_key(rows("sofa"), "hr")
+    assert hourly[0]["endtime"] == at(1)
+    assert [hourly[h]["cardiovascular_24hours"] for h in (9, 10, 36, 37)] == [0, 4, 4, 0]
