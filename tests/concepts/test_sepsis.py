@@ -597,7 +597,7 @@ def test_first_day_sofa_gases_and_vasopressors(insert, build, rows):
         "dopamine",
         "dobutamine",
     )
-    for i in range(6):
+    for i in range(13):
         _first_day_case(insert, i, {})
     insert(
         "mimiciv_derived.ventilation",
@@ -608,7 +608,7 @@ def test_first_day_sofa_gases_and_vasopressors(insert, build, rows):
                 "endtime": at(10),
                 "ventilation_status": "InvasiveVent",
             }
-            for s in (100, 101)
+            for s in (100, 101, 106)
         ],
     )
     insert(
@@ -622,6 +622,9 @@ def test_first_day_sofa_gases_and_vasopressors(insert, build, rows):
             # not ventilated: 299 -> 2; a gas 7 h before intime is outside the window
             {"subject_id": 3, "charttime": at(-6), "specimen": None, "pao2fio2ratio": 299.0},
             {"subject_id": 3, "charttime": at(-7), "specimen": "ART.", "pao2fio2ratio": 50.0},
+            {"subject_id": 7, "charttime": at(5), "specimen": "ART.", "pao2fio2ratio": 99.0},
+            {"subject_id": 8, "charttime": at(5), "specimen": "ART.", "pao2fio2ratio": 399.0},
+            {"subject_id": 9, "charttime": at(5), "specimen": "ART.", "pao2fio2ratio": 400.0},
         ],
     )
     insert(
@@ -641,12 +644,30 @@ def test_first_day_sofa_gases_and_vasopressors(insert, build, rows):
         "mimiciv_derived.dopamine",
         [
             {"stay_id": 105, "starttime": at(2), "endtime": at(3), "vaso_rate": 15.1},
+            {"stay_id": 109, "starttime": at(2), "endtime": at(3), "vaso_rate": 5.1},
+            {"stay_id": 110, "starttime": at(2), "endtime": at(3), "vaso_rate": 5.0},
         ],
+    )
+    insert(
+        "mimiciv_derived.dobutamine",
+        [{"stay_id": 111, "starttime": at(2), "endtime": at(3), "vaso_rate": 1.0}],
+    )
+    insert(
+        "mimiciv_derived.norepinephrine",
+        [{"stay_id": 112, "starttime": at(2), "endtime": at(3), "vaso_rate": 0.11}],
     )
     build("first_day_sofa", with_dependencies=False)
     got = by_key(rows("first_day_sofa"))
-    assert [got[s]["respiration"] for s in (100, 101, 102)] == [0, 3, 2]
-    assert [got[s]["cardiovascular"] for s in (103, 104, 105)] == [3, 3, 4]
+    assert [got[s]["respiration"] for s in (100, 101, 102, 106, 107, 108)] == [0, 3, 2, 4, 1, 0]
+    assert [got[s]["cardiovascular"] for s in range(103, 113) if s not in (106, 107, 108)] == [
+        3,
+        3,
+        4,
+        3,
+        2,
+        2,
+        4,
+    ]
 
 
 def test_sepsis3_from_source_tables(insert, build, rows):
