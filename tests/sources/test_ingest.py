@@ -256,3 +256,24 @@ def test_eicu_camel_case_file_names_and_headers(home: DataHome, eicu_tree: Path)
         "SELECT patientunitstayid, nursingchartoffset FROM eicu_crd.nursecharting"
     ).fetchall() == [(141168, 5)]
     assert con.execute("SELECT COUNT(*) FROM eicu_crd.patient").fetchone() == (3,)
+
+
+def test_a_second_writer_is_refused(home: DataHome, eicu_tree: Path) -> None:
+    from m4bench.sources.layout import SourceLayout
+    from m4bench.sources.lock import source_lock
+
+    with (
+        source_lock(SourceLayout(home.source_dir("busy"))),
+        pytest.raises(M4BenchError, match="being written by another"),
+    ):
+        ingest_dataset(home, "eicu", eicu_tree, name="busy", tables=["patient"])
+    report = ingest_dataset(home, "eicu", eicu_tree, name="busy", tables=["patient"])
+    assert report.tables[0].status == "ingested"
+
+
+def test_public_flag_change_is_saved_without_reingest(home: DataHome, eicu_tree: Path) -> None:
+    ingest_dataset(home, "eicu", eicu_tree, name="e", tables=["patient"])
+    assert not load_source(home, "e").manifest.public
+    again = ingest_dataset(home, "eicu", eicu_tree, name="e", tables=["patient"], public=True)
+    assert again.tables[0].status == "skipped"
+    assert load_source(home, "e").manifest.public

@@ -32,6 +32,7 @@ from m4bench.sources.layout import (
     TableEntry,
     write_catalog,
 )
+from m4bench.sources.lock import source_lock
 from m4bench.sources.schema import EICU, MIMIC_IV
 from m4bench.sources.schema.base import DatasetSchema, Table
 
@@ -63,6 +64,19 @@ def attach_m4(
     source_name = check_source_name(name or f"{schema.dataset}-m4")
     layout = SourceLayout(home.source_dir(source_name))
     _refuse_other_kind(layout, source_name)
+    with source_lock(layout):
+        return _attach(layout, database, views, schema, source_name, public, progress)
+
+
+def _attach(
+    layout: SourceLayout,
+    database: Path,
+    views: dict[str, str],
+    schema: DatasetSchema,
+    source_name: str,
+    public: bool,
+    progress: AttachProgress | None,
+) -> AttachReport:
     manifest = SourceManifest(
         name=source_name,
         dataset="eicu" if schema is EICU else "mimic-iv",
@@ -77,7 +91,6 @@ def attach_m4(
             progress(table.qualified, index, len(present))
         files = _scanned_files(database, table, views[table.qualified])
         manifest.tables[table.qualified] = _table_entry(table, files)
-    layout.root.mkdir(parents=True, exist_ok=True)
     write_model(layout.manifest_path, manifest)
     write_catalog(layout, manifest)
     missing = tuple(t.qualified for t in schema.tables if t.qualified not in views)

@@ -21,7 +21,7 @@ from typing import Literal
 import duckdb
 
 from m4bench.errors import M4BenchError
-from m4bench.fileio import atomic_path, read_model
+from m4bench.fileio import atomic_path, read_model, write_model
 from m4bench.home import DataHome
 from m4bench.sources.csv_sql import NULL_TOKENS, explain_csv_error, read_csv_sql, sql_str
 from m4bench.sources.csv_tree import CsvInput, locate_inputs, select_tables
@@ -33,6 +33,7 @@ from m4bench.sources.layout import (
     record_table,
     write_catalog,
 )
+from m4bench.sources.lock import source_lock
 from m4bench.sources.schema import dataset_schema
 
 ProgressCallback = Callable[[str, float], None]
@@ -94,17 +95,18 @@ def ingest_dataset(
     source_name = check_source_name(name or default_source_name(root))
     inputs = locate_inputs(schema, root, select_tables(schema, tables))
     layout = SourceLayout(home.source_dir(source_name))
-    manifest = _open_manifest(layout, dataset, schema.version, source_name, root, public)
-    outcomes: list[TableOutcome] = []
-    changed = False
-    try:
-        for source_input in sorted(inputs, key=lambda i: (i.path.stat().st_size, i.path.name)):
-            outcome = _ingest_table(layout, manifest, source_input, dataset, progress)
-            changed |= outcome.status == "ingested"
-            outcomes.append(outcome)
-    finally:
-        if changed or not layout.catalog_path.exists():
-            write_catalog(layout, manifest)
+    with source_lock(layout):
+        manifest = _open_manifest(layout, dataset, schema.version, source_name, root, public)
+        outcomes: list[TableOutcome] = []
+        changed = False
+        try:
+            for source_input in sorted(inputs, key=lambda i: (i.path.stat().st_size, i.path.name)):
+                outcome = _ingest_table(layout, manifest, source_input, dataset, progress)
+                changed |= outcome.status == "ingested"
+                outcomes.append(outcome)
+        finally:
+            if manifest.tables and (changed or not layout.catalog_path.exists()):
+                write_catalog(layout, manifest)
     return IngestReport(Source(layout, manifest), tuple(outcomes))
 
 
@@ -118,8 +120,10 @@ def _open_manifest(
                 f"source {name!r} already exists as a {manifest.kind} {manifest.dataset} source",
                 hint=f"choose another name with --name, or delete {layout.root} to replace it",
             )
-        manifest.parameters["input_root"] = str(root)
-        manifest.public = public
+        if manifest.parameters.get("input_root") != str(root) or manifest.public != public:
+            manifest.parameters["input_root"] = str(root)
+            manifest.public = public
+            write_model(layout.manifest_path, manifest)
         return manifest
     return SourceManifest(
         name=name,
