@@ -1,0 +1,73 @@
+"""``m4bench tasks list|show|lint`` and ``m4bench reference`` through the CLI."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from m4bench.cli import app
+from m4bench.concepts.build import build_concepts
+from m4bench.errors import M4BenchError
+from m4bench.home import DataHome
+from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
+
+runner = CliRunner()
+
+
+def test_list_json_has_every_task_with_its_depth() -> None:
+    result = runner.invoke(app, ["tasks", "list", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {row["name"]: row for row in json.loads(result.output)}
+    assert len(rows) == 15
+    assert rows["mimic-kdigo-48h"]["dependency_depth"] >= 3
+    assert rows["mimic-sofa-24h-raw"]["sentinel"] is True
+    depends_on = set(rows["mimic-meld-24h"]["depends_on"])
+    assert depends_on >= {"first_day_lab", "first_day_rrt", "chemistry", "rrt"}
+
+
+def test_list_table_and_show() -> None:
+    listed = runner.invoke(app, ["tasks", "list"], env={"COLUMNS": "200"})
+    assert listed.exit_code == 0 and "mimic-urine-output-rate-raw" in listed.output
+    shown = runner.invoke(app, ["tasks", "show", "mimic-meld-24h"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0
+    assert "first_day_rrt" in shown.output and "meld=1.0" in shown.output
+    assert "Output a CSV file to `{output_path}`" in shown.output
+
+
+def test_show_unknown_task_is_a_user_error() -> None:
+    result = runner.invoke(app, ["tasks", "show", "mimic-nothing"])
+    assert isinstance(result.exception, M4BenchError)
+
+
+def test_lint_passes_on_the_catalog() -> None:
+    result = runner.invoke(app, ["tasks", "lint", "--no-run"])
+    assert result.exit_code == 0, result.output
+    assert "15 tasks: 0 errors" in result.output
+
+
+@pytest.mark.slow
+def test_reference_writes_csv_and_parquet(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    source = synthesize_mimic_iv(DataHome(home), stays=60, seed=3, progress=False)
+    build_concepts(source, only=["first_day_lab", "first_day_rrt"], progress=False)
+    out = tmp_path / "meld.csv"
+    args = ["reference", "mimic-meld-24h", "--home", str(home), "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    with out.open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 60 and list(rows[0]) == ["subject_id", "hadm_id", "stay_id", "meld"]
+    assert [int(r["stay_id"]) for r in rows] == sorted(int(r["stay_id"]) for r in rows)
+    parquet = tmp_path / "meld.parquet"
+    again = runner.invoke(app, [*args[:-1], str(parquet), "--source", source.name])
+    assert again.exit_code == 0 and parquet.stat().st_size > 0
+
+
+def test_reference_without_sources_says_how_to_build_one(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["reference", "mimic-meld-24h", "--home", str(tmp_path)])
+    assert isinstance(result.exception, M4BenchError)
+    assert "--source" in (result.exception.hint or "")
