@@ -59,7 +59,7 @@ def forest_figure(
     return fig
 
 
-def slope_figure(estimates: Sequence[Estimate]) -> Figure:
+def slope_figure(estimates: Sequence[Estimate], baseline: str, treatment: str) -> Figure:
     """Baseline -> treatment levels per schema (one line per schema and scope)."""
     fig = plt.figure(figsize=(6.0, 4.0))
     ax = fig.add_subplot(1, 1, 1)
@@ -72,7 +72,7 @@ def slope_figure(estimates: Sequence[Estimate]) -> Figure:
             marker="o",
             label=f"{item.comparison} · {item.scope} ({item.delta:+.3f})",
         )
-    ax.set_xticks([0, 1], ["baseline", "treatment"])
+    ax.set_xticks([0, 1], [baseline, treatment])
     ax.set_xlim(-0.2, 1.2)
     ax.set_ylabel("task-balanced mean reward")
     ax.set_title("Skill effect by schema")
@@ -128,7 +128,9 @@ def build_figures(result: AnalysisResult) -> dict[str, Figure]:
     ]
     return {
         "forest_task_deltas": forest_figure(result.task_deltas, result.task_intervals, pooled),
-        "schema_slope": slope_figure(schema_rows),
+        "schema_slope": slope_figure(
+            schema_rows, result.settings.baseline, result.settings.treatment
+        ),
         "task_condition_heatmap": heatmap_figure(result.cell_rewards),
     }
 
