@@ -4,7 +4,7 @@
 only when the ground truth itself is unusable.
 """
 
-from m4bench.scoring.engine import score_output
+from m4bench.scoring.engine import Scorer, score_output
 from m4bench.scoring.model import (
     SCORE_FORMAT_VERSION,
     ColumnScore,
@@ -26,6 +26,7 @@ __all__ = [
     "OrderedError",
     "Score",
     "ScoreOptions",
+    "Scorer",
     "StrictCheck",
     "score_output",
 ]

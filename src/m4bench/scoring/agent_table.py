@@ -28,6 +28,7 @@ AGENT_TABLE = "agent"
 FIRST_TABLE = "agent_first"
 _REPEATS = "agent_repeats"
 _DROPPED = "agent_dropped"
+SCRATCH_TABLES = (AGENT_TABLE, _REPEATS, _DROPPED)
 REJECTS_RECORDED = 1000
 # Uncastable-cell flags are packed into BIGINT words of this many bits (w0, w1, ...).
 FLAG_BITS = 62

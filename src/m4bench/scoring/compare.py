@@ -207,7 +207,7 @@ def _samples(
 def _mismatch(key: dict[str, Any], truth: Any, agent: Any, uncast: Any) -> dict[str, Any]:
     if agent is None:
         reason = "agent_null"
-    elif uncast is not None:
+    elif uncast:
         reason = "uncastable"
     elif truth is None:
         reason = "truth_null"

@@ -11,7 +11,13 @@ from pathlib import Path
 
 import duckdb
 
-from m4bench.scoring.agent_table import AgentLayout, AgentRows, load_agent
+from m4bench.scoring.agent_table import (
+    FIRST_TABLE,
+    SCRATCH_TABLES,
+    AgentLayout,
+    AgentRows,
+    load_agent,
+)
 from m4bench.scoring.compare import JoinCounts, compare_rows, extra_key_sample
 from m4bench.scoring.diff import write_diff
 from m4bench.scoring.metrics import (
@@ -53,16 +59,55 @@ def score_output(
     Raises ``M4BenchError`` only when the truth itself is unusable; every problem with
     the output ends in a ``Score`` whose ``failure`` and ``diagnostics`` say what it was.
     """
-    options = options or ScoreOptions()
-    with _connection(options) as con:
-        table = load_truth(con, spec, truth)
+    with Scorer(spec, truth, options) as scorer:
+        return scorer.score(output, diff_path=diff_path)
+
+
+class Scorer:
+    """One truth loaded once, any number of outputs scored against it, one at a time.
+
+    Use as a context manager; ``score`` never raises on the output.
+    """
+
+    def __init__(
+        self, spec: EvaluationSpec, truth: Path, options: ScoreOptions | None = None
+    ) -> None:
+        self.spec = spec
+        self.options = options or ScoreOptions()
+        self._stack = contextlib.ExitStack()
+        self._con = self._stack.enter_context(_connection(self.options))
+        try:
+            self.truth = load_truth(self._con, spec, truth)
+        except BaseException:
+            self._stack.close()
+            raise
+
+    def __enter__(self) -> Scorer:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._stack.close()
+
+    def score(self, output: Path, *, diff_path: Path | None = None) -> Score:
+        con, options = self._con, self.options
+        _forget_output(con)
         outcome = _Outcome(inspection=inspect_output(output, options))
         if outcome.inspection.failure is None:
             with _deadline(con, options.time_limit_seconds):
-                _compare(con, spec, table, output, options, outcome)
+                _compare(con, self.spec, self.truth, output, options, outcome)
             if diff_path is not None and outcome.layout is not None:
-                _write_diff(con, spec, table, diff_path, outcome.layout, outcome)
-        return _assemble(spec, table, options, outcome)
+                _write_diff(con, self.spec, self.truth, diff_path, outcome.layout, outcome)
+        return _assemble(self.spec, self.truth, options, outcome)
+
+
+def _forget_output(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop whatever a previous output left in the connection."""
+    con.execute(f"DROP VIEW IF EXISTS {FIRST_TABLE}")
+    for table in (*SCRATCH_TABLES, "reject_errors", "reject_scans"):
+        con.execute(f"DROP TABLE IF EXISTS {table}")
 
 
 @contextlib.contextmanager
