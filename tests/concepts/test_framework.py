@@ -342,3 +342,16 @@ def test_cli_lists_and_graphs_the_shipped_library(concept_library: ConceptLibrar
     dot = runner.invoke(app, ["concepts", "graph", "--dot"])
     assert dot.exit_code == 0
     assert '"vitalsign" -> "first_day_vitalsign";' in dot.output
+
+
+def test_a_source_missing_an_input_table_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    root = small_library(tmp_path / "lib")
+    source = make_source(tmp_path / "home", [(1, 70)])
+    del source.manifest.tables["mimiciv_hosp.admissions"]
+    lib = ConceptLibrary.load(root=root, source_tables=SOURCES)
+    with pytest.raises(M4BenchError) as info:
+        run_build(source, lib)
+    assert str(root / "score" / "admission_count.sql") in str(info.value)
+    assert "mimiciv_hosp.admissions" in str(info.value)
+    manifest = read_build_manifest(source)  # the concepts that could be built were kept
+    assert manifest is not None and set(manifest.concepts) == {"adults", "old"}

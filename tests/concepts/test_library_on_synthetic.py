@@ -157,3 +157,17 @@ def test_derived_files_live_beside_the_source_tables(built) -> None:
     derived = source.layout.parquet_dir / "mimiciv_derived"
     assert sorted(p.stem for p in derived.glob("*.parquet")) == sorted(manifest.concepts)
     assert Path(source.layout.root / "concepts.json").exists()
+
+
+def test_cli_build_reports_an_up_to_date_source(built) -> None:
+    from typer.testing import CliRunner
+
+    from m4bench.cli import app
+
+    source, manifest = built
+    home = source.layout.root.parent.parent
+    result = CliRunner().invoke(
+        app, ["concepts", "build", "--source", source.name, "--home", str(home), "--jobs", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"0 built, {len(manifest.concepts)} up to date" in result.output

@@ -172,8 +172,12 @@ class _Scheduler:
         failure: BaseException | None = None
         with ThreadPoolExecutor(self.jobs, thread_name_prefix="concept") as pool:
             while (self.pending and failure is None) or running:
-                if failure is None and self._start_ready(pool, running, advance):
-                    continue
+                if failure is None:
+                    try:
+                        if self._start_ready(pool, running, advance):
+                            continue
+                    except M4BenchError as exc:  # keep recording what is still running
+                        failure = exc
                 if not running:
                     break
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
