@@ -102,16 +102,23 @@ SELECT
     ab.ab_id,
     ab.antibiotic,
     ab.antibiotic_time,
-    CASE WHEN before.specimen IS NULL AND after.specimen IS NULL THEN 0 ELSE 1 END AS suspected_infection,
     CASE
-        WHEN before.specimen IS NULL AND after.specimen IS NULL THEN NULL
-        ELSE COALESCE(before.culture_time, ab.antibiotic_time)
+        WHEN culture_first.specimen IS NULL AND culture_after.specimen IS NULL THEN 0
+        ELSE 1
+    END AS suspected_infection,
+    CASE
+        WHEN culture_first.specimen IS NULL AND culture_after.specimen IS NULL THEN NULL
+        ELSE COALESCE(culture_first.culture_time, ab.antibiotic_time)
     END AS suspected_infection_time,
-    COALESCE(before.culture_time, after.culture_time) AS culture_time,
-    COALESCE(before.specimen, after.specimen) AS specimen,
-    COALESCE(before.positiveculture, after.positiveculture) AS positive_culture
+    COALESCE(culture_first.culture_time, culture_after.culture_time) AS culture_time,
+    COALESCE(culture_first.specimen, culture_after.specimen) AS specimen,
+    COALESCE(culture_first.positiveculture, culture_after.positiveculture) AS positive_culture
 FROM ab_tbl AS ab
-LEFT JOIN culture_then_ab AS before
-    ON ab.subject_id = before.subject_id AND ab.ab_id = before.ab_id AND before.culture_rank = 1
-LEFT JOIN ab_then_culture AS after
-    ON ab.subject_id = after.subject_id AND ab.ab_id = after.ab_id AND after.culture_rank = 1
+LEFT JOIN culture_then_ab AS culture_first
+    ON ab.subject_id = culture_first.subject_id
+    AND ab.ab_id = culture_first.ab_id
+    AND culture_first.culture_rank = 1
+LEFT JOIN ab_then_culture AS culture_after
+    ON ab.subject_id = culture_after.subject_id
+    AND ab.ab_id = culture_after.ab_id
+    AND culture_after.culture_rank = 1
