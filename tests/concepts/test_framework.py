@@ -355,3 +355,11 @@ def test_a_source_missing_an_input_table_is_an_error_naming_the_file(tmp_path: P
     assert "mimiciv_hosp.admissions" in str(info.value)
     manifest = read_build_manifest(source)  # the concepts that could be built were kept
     assert manifest is not None and set(manifest.concepts) == {"adults", "old"}
+
+
+def test_every_shipped_concept_has_a_hand_built_test(concept_library: ConceptLibrary) -> None:
+    here = Path(__file__).parent
+    skip = {"test_framework.py", "test_library_on_synthetic.py"}
+    text = "".join(p.read_text() for p in sorted(here.glob("test_*.py")) if p.name not in skip)
+    untested = [name for name in concept_library.names if f'"{name}"' not in text]
+    assert untested == []
