@@ -229,3 +229,8 @@ def test_a_broken_concept_library_is_reported(mini: Path, tmp_path: Path) -> Non
 def test_every_rule_is_exercised() -> None:
     tested = set(CASES) | {"reference-runs", "concept-library"}
     assert tested == set(RULES)
+
+
+def test_the_docs_list_every_rule() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "tasks.md").read_text(encoding="utf-8")
+    assert [rule for rule in RULES if f"| `{rule}` |" not in docs] == []
