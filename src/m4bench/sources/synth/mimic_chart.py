@@ -162,6 +162,8 @@ def crrt(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates)
     end = np.minimum(start + rng.uniform(24, 96, len(s)), s.los_h - 0.5)
     tl = timeline(rng, s, s.crrt, start, end, 1.0, q.off_hour_time)
     n = len(tl)
+    if n == 0:
+        return
     mode = np.array(CRRT_MODES, dtype=object)[np.arange(len(s)) % len(CRRT_MODES)][tl.stay]
     every4 = tl.take((tl.hours.astype(int) % 4) == 0)
     rows.text(every4, 227290, mode[(tl.hours.astype(int) % 4) == 0])
