@@ -506,3 +506,19 @@ def test_icp_and_rhythm(insert, build, rows):
         "PVC's",
         None,
     )
+
+
+def test_urine_output_rate_trailing_window_ends_23_hours_back(insert, build, rows):
+    insert("mimiciv_icu.icustays", [stay(1, 10, 1)])
+    insert("mimiciv_icu.chartevents", [chart(1, 220045, 0, 80), chart(1, 226512, 0.5, 50)])
+    insert("mimiciv_icu.outputevents", [urine(1, 1, 100), urine(1, 24, 200), urine(1, 25, 300)])
+    build("urine_output_rate")
+    got = {r["charttime"]: r for r in rows("urine_output_rate")}
+    at_24 = got[at(24)]  # the row 23 h back is inside the 24 h sums only
+    assert (at_24["urineoutput_24hr"], at_24["uo_tm_24hr"]) == (300, Decimal("24.00"))
+    assert at_24["uo_mlkghr_24hr"] == Decimal("0.250")  # 300 / 50 / 24
+    assert (at_24["urineoutput_12hr"], at_24["uo_tm_12hr"]) == (200, Decimal("23.00"))
+    assert at_24["uo_mlkghr_12hr"] == Decimal("0.174")  # 200 / 50 / 23 = 0.1739
+    at_25 = got[at(25)]  # the row 24 h back has left the window
+    assert (at_25["urineoutput_24hr"], at_25["uo_tm_24hr"]) == (500, Decimal("24.00"))
+    assert at_25["uo_mlkghr_24hr"] == Decimal("0.417")  # 500 / 50 / 24 = 0.41666
