@@ -22,6 +22,8 @@ from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
 
 # Items the synthetic generator does not emit; the test below checks that this is still
 # true, so the exemption cannot outlive its reason.
+pytestmark = pytest.mark.xdist_group("concepts-synthetic")  # one worker builds the source once
+
 NOT_GENERATED = {
     "cardiac_marker": (51003, 50911, 50963),
     "inflammation": (50889,),
