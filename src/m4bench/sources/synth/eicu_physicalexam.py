@@ -16,6 +16,8 @@ from m4bench.sources.synth import eicu_vocab as v
 from m4bench.sources.synth.eicu_cohort import EicuCohort
 from m4bench.sources.synth.eicu_series import gcs_at, gcs_components, time_grid
 
+OTHER_ROWS_PER_EXAM = 10
+
 
 def physicalexam(cohort: EicuCohort, rng: np.random.Generator) -> dict[str, Any]:
     """Every physicalexam column except ``physicalexamid`` for one chunk."""
@@ -38,11 +40,11 @@ def physicalexam(cohort: EicuCohort, rng: np.random.Generator) -> dict[str, Any]
         owners.append(o)
         offsets.append(t)
     k = len(v.PE_OTHER_PATHS)
-    other = rng.integers(0, k, owner.size * 3)
+    other = rng.integers(0, k, owner.size * OTHER_ROWS_PER_EXAM)
     paths.append(np.array(v.PE_OTHER_PATHS, dtype=object)[other])
     values.append(np.array([p.rsplit("/", 1)[1] for p in v.PE_OTHER_PATHS], dtype=object)[other])
-    owners.append(np.repeat(owner, 3))
-    offsets.append(np.repeat(offset, 3))
+    owners.append(np.repeat(owner, OTHER_ROWS_PER_EXAM))
+    offsets.append(np.repeat(offset, OTHER_ROWS_PER_EXAM))
     return _assemble(cohort, owners, offsets, paths, values)
 
 

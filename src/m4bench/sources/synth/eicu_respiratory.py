@@ -1,7 +1,7 @@
 """``eicu_crd.respiratorycare`` and ``respiratorycharting``.
 
 Every ventilated stay documents its airway (at intubation, which may fall before unit
-admission or after the first day, and every half day while ventilated). A share of the
+admission or after the first day, and every four hours while ventilated). A share of the
 never-ventilated stays has respiratorycare rows with every airway column NULL.
 """
 
@@ -25,8 +25,8 @@ def respiratorycare(
     """Every respiratorycare column except ``respcareid`` for one chunk."""
     n = cohort.n
     vent = cohort.ventilated
-    end = np.minimum(cohort.vent_end, cohort.vent_start + 4 * 720)
-    v_owner, v_offset = time_grid(rng, cohort.vent_start + 5, end, 720, off_hour=1.0)
+    end = np.minimum(cohort.vent_end, cohort.vent_start + 3 * 1440)
+    v_owner, v_offset = time_grid(rng, cohort.vent_start + 5, end, 240, off_hour=1.0)
     v_owner, v_offset = v_owner[vent[v_owner]], v_offset[vent[v_owner]]
     quiet = ~vent & (rng.random(n) < q.respcare_no_airway)
     counts = np.where(quiet, rng.integers(1, 3, n), 0)
