@@ -239,3 +239,24 @@ def test_scores_follow_outcome(con: duckdb.DuckDBPyConnection) -> None:
         ).fetchall()
     )
     assert gcs_by_status["Expired"] < gcs_by_status["Alive"]
+
+
+def test_window_edges_and_admission_rules_are_exercised(con: duckdb.DuckDBPyConnection) -> None:
+    edges = {
+        int(r[0])
+        for r in con.execute(
+            "SELECT DISTINCT nursingchartoffset FROM eicu_crd.nursecharting WHERE "
+            "nursingchartcelltypevallabel = 'Glasgow coma score' AND nursingchartoffset IN "
+            "(-361, -360, 0, 1440, 1441)"
+        ).fetchall()
+    }
+    assert {0, 1440, 1441} <= edges
+    assert edges & {-361, -360}
+    elective_from_ed = con.execute(
+        "SELECT COUNT(*) FROM eicu_crd.patient JOIN eicu_crd.apachepredvar "
+        "USING (patientunitstayid) WHERE electivesurgery = 1 "
+        "AND unitadmitsource = 'Emergency Department'"
+    ).fetchone()
+    assert elective_from_ed is not None and elective_from_ed[0] > 0
+    bins = {int(r[0]) for r in con.execute("SELECT DISTINCT preiculos_score FROM oasis").fetchall()}
+    assert bins == {0, 1, 2, 3, 5}

@@ -79,7 +79,9 @@ def apachepredvar(
     rows = np.flatnonzero(cohort.has_apache)
     n = rows.size
     vent = first_day_vent(cohort)[rows]
-    elective = cohort.elective[rows].astype(np.float64)
+    # a few non-surgical stays are flagged elective (entry noise), so the ED rule matters
+    flagged = ~cohort.surgical[rows] & (rng.random(n) < 0.03)
+    elective = (cohort.elective[rows] | flagged).astype(np.float64)
     elective = np.where(rng.random(n) < q.elective_surgery_null, np.nan, elective)
     age = np.nan_to_num(cohort.age_years[rows], nan=-1.0)
 

@@ -237,14 +237,16 @@ def _gcs(
     start = cohort.chart_start + rng.integers(0, 30, n)
     owner, offset = time_grid(rng, start, cohort.los_minutes, step)
     keep = charted[owner]
-    owner, offset = owner[keep], offset[keep]
+    owner, offset, at_edge = _with_window_edges(cohort, rng, owner[keep], offset[keep])
     intubated = (
         cohort.ventilated[owner]
         & (offset >= cohort.vent_start[owner])
         & (offset <= cohort.vent_end[owner])
         & (rng.random(owner.size) < 0.7)
     )
-    eyes, verbal, motor, total = gcs_components(rng, gcs_at(cohort, rng, owner, offset), intubated)
+    trajectory = gcs_at(cohort, rng, owner, offset)
+    trajectory = np.where(at_edge, np.clip(cohort.gcs_nadir[owner] - 1, 3, 15), trajectory)
+    eyes, verbal, motor, total = gcs_components(rng, trajectory, intubated)
     uses_score = rng.random(n) < quirks.gcs_score_family
     only_score = uses_score & (rng.random(n) < 0.6)
     category = np.where(rng.random(n) < 0.85, v.CAT_SCORES, v.CAT_OTHER_VITALS)[owner]
@@ -277,6 +279,35 @@ def _gcs(
             )
         score = (cat, v.GCS_SCORE_LABEL, v.VALUE)
         _gcs_total(rows, rng, quirks, score, here & fam2, owner, offset + 1 * fam1, total)
+
+
+EDGES = np.array([-361, -360, 0, 1440, 1441])
+EDGE_SHARE = 0.08
+
+
+def _with_window_edges(
+    cohort: EicuCohort, rng: np.random.Generator, owner: np.ndarray, offset: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Add a GCS charting time exactly on (or one minute past) a task window edge.
+
+    A share of the charted stays gets one extra time at -361, -360, 0, 1440 or 1441
+    minutes, inside the stay's charting span and not on an existing time, where the
+    patient is at their worst: whether the row counts decides the answer. Returns the
+    merged times, sorted, and which of them are edge times.
+    """
+    n = cohort.n
+    edge = EDGES[rng.integers(0, EDGES.size, n)]
+    wanted = cohort.gcs_charted & (rng.random(n) < EDGE_SHARE)
+    wanted &= (cohort.chart_start <= edge) & (cohort.los_minutes >= edge)
+    stays = np.flatnonzero(wanted)
+    shift = np.int64(1) << np.int64(32)
+    taken = np.isin(stays * shift + edge[stays], owner * shift + offset)
+    stays = stays[~taken]
+    all_owner = np.concatenate([owner, stays])
+    all_offset = np.concatenate([offset, edge[stays]])
+    at_edge = np.r_[np.zeros(owner.size, dtype=bool), np.ones(stays.size, dtype=bool)]
+    order = np.lexsort((all_offset, all_owner))
+    return all_owner[order], all_offset[order], at_edge[order]
 
 
 def _gcs_total(
