@@ -169,7 +169,8 @@ def _copy_to_parquet(
     source_input: CsvInput, query: str, target: Path, progress: ProgressCallback | None
 ) -> tuple[int, str]:
     """Stream ``query`` into ``target`` while the input is hashed (and gzip-checked)."""
-    con = duckdb.connect()
+    # Any spill goes beside the output, never into the working directory.
+    con = duckdb.connect(config={"temp_directory": str(target.parent / ".duckdb-spill")})
     options = (
         f"(FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE {ROW_GROUP_SIZE}, USE_TMP_FILE false)"
     )
