@@ -12,12 +12,12 @@ from m4bench.concepts.library import ConceptLibrary
 from m4bench.tasks.catalog import Catalog, Task, load_catalog
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def catalog() -> Catalog:
     return load_catalog()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def library() -> ConceptLibrary:
     return ConceptLibrary.load("mimic-iv")
 

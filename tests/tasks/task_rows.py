@@ -1,4 +1,4 @@
-"""Helpers for task reference tests: a database per task, row builders, results by key.
+"""Shared pieces of the task reference tests: a database per task, row builders, results by key.
 
 Import in test modules with ``from task_rows import ...``.
 """
@@ -13,9 +13,8 @@ import duckdb
 
 from m4bench.concepts.library import ConceptLibrary
 from m4bench.concepts.materialize import materialize
-from m4bench.sources.schema import create_empty_tables, dataset_schema
 from m4bench.tasks.catalog import Task
-from m4bench.tasks.reference import run_reference
+from m4bench.tasks.reference import empty_reference_database, run_reference
 
 T0 = datetime(2150, 1, 1, 8, 0, 0)
 
@@ -27,11 +26,7 @@ def at(hours: float = 0.0) -> datetime:
 
 def empty_database(task: Task, library: ConceptLibrary) -> duckdb.DuckDBPyConnection:
     """Empty source tables plus, empty, every concept the task's reference reads."""
-    con = duckdb.connect()
-    create_empty_tables(con, dataset_schema(task.card.dataset))
-    if task.direct_dependencies:
-        materialize(con, library, task.direct_dependencies, with_dependencies=True)
-    return con
+    return empty_reference_database(task, library)
 
 
 def insert(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Mapping[str, Any]]) -> None:

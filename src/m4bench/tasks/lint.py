@@ -17,9 +17,8 @@ from typing import Literal
 import duckdb
 
 from m4bench.concepts.library import ConceptLibrary
-from m4bench.concepts.materialize import materialize
 from m4bench.errors import M4BenchError
-from m4bench.sources.schema import create_empty_tables, dataset_schema
+from m4bench.sources.schema import dataset_schema
 from m4bench.tasks.card import CARD_FILE, DERIVED_SCHEMA, NAME_PREFIX, line_of, load_card
 from m4bench.tasks.catalog import (
     CATALOG_ROOT,
@@ -30,7 +29,7 @@ from m4bench.tasks.catalog import (
     task_dirs,
 )
 from m4bench.tasks.evaluation import paper_scored_columns
-from m4bench.tasks.reference import missing_inputs, output_columns
+from m4bench.tasks.reference import empty_reference_database, missing_inputs, output_columns
 from m4bench.tasks.skills import (
     SKILL_FILE,
     decoy_skill,
@@ -486,18 +485,8 @@ def check_reference_runs(task: Task, database: DatabaseFactory) -> list[Finding]
 
 def _empty_database_factory(library: ConceptLibrary | None) -> DatabaseFactory:
     def build(task: Task) -> duckdb.DuckDBPyConnection:
-        con = duckdb.connect()
-        create_empty_tables(con, dataset_schema(task.card.dataset))
-        needed = task.direct_dependencies
-        if needed:
-            if library is None:
-                con.close()
-                raise M4BenchError("the concept library did not load")
-            absent = [name for name in needed if name not in library.concepts]
-            if absent:
-                con.close()
-                raise M4BenchError(f"the concept library lacks {', '.join(absent)}")
-            materialize(con, library, needed, with_dependencies=True)
-        return con
+        if library is None and task.direct_dependencies:
+            raise M4BenchError("the concept library did not load")
+        return empty_reference_database(task, library)
 
     return build

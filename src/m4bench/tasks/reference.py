@@ -10,8 +10,11 @@ import pyarrow as pa
 import sqlglot
 from sqlglot import exp
 
+from m4bench.concepts.library import ConceptLibrary
+from m4bench.concepts.materialize import materialize
 from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_path
+from m4bench.sources.schema import create_empty_tables, dataset_schema
 
 if TYPE_CHECKING:
     from m4bench.tasks.catalog import Task
@@ -69,6 +72,24 @@ def missing_inputs(sql: str, con: duckdb.DuckDBPyConnection) -> list[str]:
     ).fetchall()
     present = {str(row[0]) for row in rows}
     return sorted(name for name in tables_read(sql) if name not in present)
+
+
+def empty_reference_database(
+    task: Task, library: ConceptLibrary | None = None
+) -> duckdb.DuckDBPyConnection:
+    """An in-memory database with the task's source tables, empty, and every concept its
+    reference reads, materialized (empty) from them; tests and lint insert rows into it."""
+    con = duckdb.connect()
+    create_empty_tables(con, dataset_schema(task.card.dataset))
+    needed = task.direct_dependencies
+    if needed:
+        library = library or ConceptLibrary.load(task.card.dataset)
+        absent = [name for name in needed if name not in library.concepts]
+        if absent:
+            con.close()
+            raise M4BenchError(f"the concept library lacks {', '.join(absent)}")
+        materialize(con, library, needed, with_dependencies=True)
+    return con
 
 
 def ordered_query(sql: str, key_columns: list[str], columns: list[str]) -> str:
