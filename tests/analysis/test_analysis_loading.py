@@ -32,8 +32,9 @@ def test_unpublishable_runs_are_excluded_and_counted(tmp_path: Path) -> None:
     result = analyze_runs(runs, AnalysisSettings(reps=200, permutation_reps=200), "test")
     counts = dict(result.integrity)
     assert counts["Runs loaded"] == 61 and counts["Runs analysed"] == 60
-    assert counts["Unpublishable runs excluded"] == 1
+    assert counts["Runs excluded from estimands"] == 1
     assert counts["Publishable flag failures"] == 1
+    assert counts["Repeated cell trials"] == 1  # the unpublishable rerun of sofa t3
     # the unpublishable zero reward does not pull the sofa delta down
     sofa = next(d for d in result.task_deltas if d.task == "mimic-sofa-24h")
     assert sofa.delta == pytest.approx(0.10)

@@ -67,6 +67,8 @@ def task_bootstrap(
     """Task-cluster bootstrap: resample task deltas, 95 % percentile interval."""
     if len(values) == 0:
         return (float("nan"), float("nan"))
+    if len(values) == 1:  # every resample of one value is that value
+        return (float(values[0]), float(values[0]))
     return percentile_interval(bootstrap_means(values, reps, seed, STREAM_TASK))
 
 
@@ -125,9 +127,12 @@ def sign_flip_p(values: Sequence[float] | FloatArray, reps: int, seed: int) -> f
     rng = rng_for(seed, STREAM_SIGN_FLIP)
     count = data.size
 
+    total = float(data.sum())
+
     def draw(batch: int) -> FloatArray:
-        signs = rng.integers(0, 2, size=(batch, count)) * 2 - 1
-        flipped: FloatArray = np.abs((signs * data).mean(axis=1))
+        # a kept sign contributes +x, a flipped one -x: sum = 2 * (kept . x) - sum(x)
+        kept = rng.integers(0, 2, size=(batch, count), dtype=np.int8).astype(np.float64)
+        flipped: FloatArray = np.abs((2.0 * (kept @ data) - total) / count)
         return flipped
 
     flipped = _chunked(reps, count, draw)

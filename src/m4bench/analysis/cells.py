@@ -22,6 +22,9 @@ class CellTable:
             cell: sorted(members, key=lambda run: (run.trial, run.run_id))
             for cell, members in sorted(grouped.items())
         }
+        self._axes: tuple[tuple[str, ...], ...] = tuple(
+            tuple(sorted({cell[axis] for cell in self._runs})) for axis in range(4)
+        )
 
     def cells(self) -> list[Cell]:
         return list(self._runs)
@@ -45,13 +48,13 @@ class CellTable:
         return sum(int(getattr(run, field) or 0) for run in self.runs(cell))
 
     def tasks(self) -> list[str]:
-        return sorted({cell[0] for cell in self._runs})
+        return list(self._axes[0])
 
     def conditions(self) -> list[str]:
-        return sorted({cell[1] for cell in self._runs})
+        return list(self._axes[1])
 
     def schemas(self) -> list[str]:
-        return sorted({cell[2] for cell in self._runs})
+        return list(self._axes[2])
 
     def models(self) -> list[str]:
-        return sorted({cell[3] for cell in self._runs})
+        return list(self._axes[3])

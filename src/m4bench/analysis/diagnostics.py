@@ -141,10 +141,11 @@ def _field(run: RunRow, name: str) -> float | None:
 def integrity_counts(loaded: Sequence[RunRow], analysed: CellTable) -> list[tuple[str, int]]:
     """Audit counts over every loaded run (published or not)."""
     ids = [run.run_id for run in loaded]
+    trials = [(*run.cell, run.trial) for run in loaded]
     return [
         ("Runs loaded", len(loaded)),
         ("Runs analysed", len(analysed.all_runs())),
-        ("Unpublishable runs excluded", len(loaded) - len(analysed.all_runs())),
+        ("Runs excluded from estimands", len(loaded) - len(analysed.all_runs())),
         ("Task/condition/schema/model cells", len(analysed.cells())),
         ("Publishable flag failures", sum(not run.publishable for run in loaded)),
         ("Isolation flag failures", sum(run.isolated is False for run in loaded)),
@@ -154,6 +155,7 @@ def integrity_counts(loaded: Sequence[RunRow], analysed: CellTable) -> list[tupl
         ("Recorded failure reasons", sum(bool(run.failure_reason) for run in loaded)),
         ("Missing rewards", sum(run.reward is None for run in loaded)),
         ("Duplicate run ids", len(ids) - len(set(ids))),
+        ("Repeated cell trials", len(trials) - len(set(trials))),
         ("Strict passes", sum(run.strict_pass for run in loaded)),
         ("Diagnostics failed", sum(bool(run.diagnostics_failed) for run in loaded)),
     ]

@@ -51,15 +51,15 @@ class TaskDelta(BaseModel):
 
     @property
     def baseline(self) -> float:
-        return float(np.mean([pair[0] for pair in self.pairs.values()]))
+        return sum(pair[0] for pair in self.pairs.values()) / len(self.pairs)
 
     @property
     def treatment(self) -> float:
-        return float(np.mean([pair[1] for pair in self.pairs.values()]))
+        return sum(pair[1] for pair in self.pairs.values()) / len(self.pairs)
 
     @property
     def delta(self) -> float:
-        return float(np.mean([pair[1] - pair[0] for pair in self.pairs.values()]))
+        return sum(pair[1] - pair[0] for pair in self.pairs.values()) / len(self.pairs)
 
     def for_model(self, model: str) -> TaskDelta | None:
         if model not in self.pairs:

@@ -231,20 +231,19 @@ def secondary_table(
         metric: {item.task: item.delta for item in task_deltas(cells, comparison, metric, meta)}
         for metric in ("reward", "key_f1", "ordered_value_nmae")
     }
+    ordered: dict[str, int] = {}
+    for run in cells.all_runs():
+        if run.ordered_value_columns is not None:
+            ordered[run.task] = max(ordered.get(run.task, 0), run.ordered_value_columns)
     rows: list[list[Value]] = []
     for task in sorted(by_metric["reward"]):
-        columns = [
-            run.ordered_value_columns
-            for run in cells.all_runs()
-            if run.task == task and run.ordered_value_columns is not None
-        ]
         rows.append(
             [
                 task,
                 by_metric["reward"][task],
                 by_metric["key_f1"].get(task),
                 by_metric["ordered_value_nmae"].get(task),
-                max(columns) if columns else None,
+                ordered.get(task),
             ]
         )
     return Table(
