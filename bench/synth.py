@@ -60,9 +60,9 @@ def main() -> None:
     parser.add_argument("--scales", nargs="+", type=float, default=[0.01, 0.1])
     parser.add_argument("--dataset", nargs="+", default=["mimic-iv", "eicu"])
     args = parser.parse_args()
-    print(
-        f"{'dataset':<9} {'scale':>6} {'seconds':>8} {'rows':>12} {'rows/s':>10} {'peak GiB':>9}  biggest table"
-    )
+    header = f"{'dataset':<9} {'scale':>6} {'seconds':>8} {'rows':>12} {'rows/s':>10}"
+    header += f" {'peak GiB':>9}"
+    print(f"{header}  biggest table")
     for dataset in args.dataset:
         if dataset == "eicu" and importlib.util.find_spec("m4bench.sources.synth.eicu") is None:
             print("eicu      (generator not present; skipped)")
@@ -75,15 +75,16 @@ def main() -> None:
             peak = float(r["peak_gib"])  # type: ignore[arg-type]
             biggest = r["biggest"]
             print(
-                f"{dataset:<9} {scale:>6} {seconds:>8.1f} {rows:>12,} {rows / seconds:>10,.0f} {peak:>9.2f}  {biggest}"
-                f"  (wall {time.perf_counter() - started:.1f} s)"
+                f"{dataset:<9} {scale:>6} {seconds:>8.1f} {rows:>12,} {rows / seconds:>10,.0f}"
+                f" {peak:>9.2f}  {biggest}  (wall {time.perf_counter() - started:.1f} s)"
             )
             if dataset == "eicu":
                 print_eicu_cardinalities(r, scale)
             if dataset == "mimic-iv" and scale == 0.1:
                 print(
                     f"  target: <= {TARGET_SECONDS:.0f} s and <= {TARGET_GIB:.0f} GiB -> "
-                    f"time x{seconds / TARGET_SECONDS:.2f}, memory x{peak / TARGET_GIB:.2f} of the budget"
+                    f"time x{seconds / TARGET_SECONDS:.2f}, "
+                    f"memory x{peak / TARGET_GIB:.2f} of the budget"
                 )
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import duckdb
 import pytest
+from synth_helpers import HIGH_QUIRKS
 
 from m4bench.home import DataHome
 from m4bench.sources.layout import Source
 from m4bench.sources.synth import synthesize_mimic_iv
-from synth_helpers import HIGH_QUIRKS
+
 
 @pytest.fixture(scope="session")
 def mimic_source(tmp_path_factory: pytest.TempPathFactory) -> Source:
@@ -20,7 +21,9 @@ def mimic_source(tmp_path_factory: pytest.TempPathFactory) -> Source:
 @pytest.fixture(scope="session")
 def quirky_source(tmp_path_factory: pytest.TempPathFactory) -> Source:
     home = DataHome(tmp_path_factory.mktemp("synth-quirky"))
-    return synthesize_mimic_iv(home, "quirky", stays=300, seed=11, quirks=HIGH_QUIRKS, progress=False)
+    return synthesize_mimic_iv(
+        home, "quirky", stays=300, seed=11, quirks=HIGH_QUIRKS, progress=False
+    )
 
 
 @pytest.fixture(scope="session")

@@ -338,3 +338,17 @@ def test_existing_source_is_kept_without_force(tmp_path: Path) -> None:
 def test_scale_maps_to_real_cardinalities(tmp_path: Path) -> None:
     source = synthesize_eicu(DataHome(tmp_path), scale=0.0002, progress=False)
     assert source.manifest.parameters["stays"] == round(200_859 * 0.0002)
+
+
+def test_parallel_chunks_write_the_same_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("m4bench.sources.synth.eicu.CHUNK_STAYS", 60)
+    serial = synthesize_eicu(DataHome(tmp_path / "one"), stays=150, workers=1, progress=False)
+    parallel = synthesize_eicu(DataHome(tmp_path / "two"), stays=150, workers=2, progress=False)
+    assert _hashes(parallel) == _hashes(serial)
+    con = serial.connect()
+    assert _one(con, "SELECT COUNT(DISTINCT nursingchartid) = COUNT(*) FROM eicu_crd.nursecharting")
+    assert _one(con, "SELECT MIN(nursingchartid) FROM eicu_crd.nursecharting") == 1
+    with pytest.raises(M4BenchError, match="--workers must be a positive integer"):
+        synthesize_eicu(DataHome(tmp_path / "bad"), stays=10, workers=0, progress=False)

@@ -18,7 +18,14 @@ from m4bench.sources.synth import core as synth_core
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"stays": 0}, {"stays": -5}, {"patients": 0}, {"scale": 0.0}, {"scale": -0.1}, {"scale": float("nan")}],
+    [
+        {"stays": 0},
+        {"stays": -5},
+        {"patients": 0},
+        {"scale": 0.0},
+        {"scale": -0.1},
+        {"scale": float("nan")},
+    ],
 )
 def test_non_positive_sizes_are_rejected(tmp_path: Path, kwargs: dict[str, float]) -> None:
     with pytest.raises(M4BenchError, match="positive"):
@@ -57,7 +64,9 @@ def test_existing_source_is_kept_without_force(tmp_path: Path) -> None:
     assert not [p for p in home.sources.iterdir() if p.name.startswith(".")]
 
 
-def test_failed_build_leaves_old_source_intact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failed_build_leaves_old_source_intact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = DataHome(tmp_path)
     synthesize_mimic_iv(home, stays=20, seed=1, progress=False)
     manifest_before = (home.source_dir("synthetic-mimic-iv") / "source.json").read_text()

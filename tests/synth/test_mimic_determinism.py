@@ -35,7 +35,12 @@ def test_other_seed_gives_other_data(mimic_source: Source, tmp_path: Path) -> No
 
 def test_manifest_records_generator_parameters(mimic_source: Source) -> None:
     m = mimic_source.manifest
-    assert (m.kind, m.public, m.dataset, m.dataset_version) == ("synthetic", True, "mimic-iv", "3.1")
+    assert (m.kind, m.public, m.dataset, m.dataset_version) == (
+        "synthetic",
+        True,
+        "mimic-iv",
+        "3.1",
+    )
     assert m.parameters["seed"] == 7
     assert m.parameters["stays"] == 200
     assert m.parameters["generator_version"]

@@ -7,17 +7,104 @@ import duckdb
 from m4bench.sources.synth import mimic_vocab as v
 
 CHART_ITEMS = {
-    220045, 220050, 220051, 220052, 225309, 225310, 225312, 220179, 220180, 220181, 220210, 224690,
-    220277, 223761, 223762, 224642, 225664, 220621, 226537, 220739, 223900, 223901, 226512, 224639,
-    226531, 226707, 226730, 223834, 227582, 227287, 226732, 223835, 220339, 224700, 224684, 224685,
-    224686, 224687, 224688, 224689, 224696, 224691, 223849, 229314, 223848, 220048, 227290, 224146,
-    224144, 224154, 224191, 224153, 224149, 224152, 226118,
+    220045,
+    220050,
+    220051,
+    220052,
+    225309,
+    225310,
+    225312,
+    220179,
+    220180,
+    220181,
+    220210,
+    224690,
+    220277,
+    223761,
+    223762,
+    224642,
+    225664,
+    220621,
+    226537,
+    220739,
+    223900,
+    223901,
+    226512,
+    224639,
+    226531,
+    226707,
+    226730,
+    223834,
+    227582,
+    227287,
+    226732,
+    223835,
+    220339,
+    224700,
+    224684,
+    224685,
+    224686,
+    224687,
+    224688,
+    224689,
+    224696,
+    224691,
+    223849,
+    229314,
+    223848,
+    220048,
+    227290,
+    224146,
+    224144,
+    224154,
+    224191,
+    224153,
+    224149,
+    224152,
+    226118,
 }
 LAB_ITEMS = {
-    52033, 50801, 50802, 50804, 50813, 50816, 50817, 50818, 50820, 50821, 50822, 50824, 50808,
-    50809, 50862, 50868, 50882, 51006, 50893, 50902, 50912, 50931, 50983, 50971, 50861, 50863,
-    50878, 50885, 51221, 51222, 51265, 51301, 51144, 51146, 51200, 51244, 51254, 51256, 51237,
-    51274, 51275,
+    52033,
+    50801,
+    50802,
+    50804,
+    50813,
+    50816,
+    50817,
+    50818,
+    50820,
+    50821,
+    50822,
+    50824,
+    50808,
+    50809,
+    50862,
+    50868,
+    50882,
+    51006,
+    50893,
+    50902,
+    50912,
+    50931,
+    50983,
+    50971,
+    50861,
+    50863,
+    50878,
+    50885,
+    51221,
+    51222,
+    51265,
+    51301,
+    51144,
+    51146,
+    51200,
+    51244,
+    51254,
+    51256,
+    51237,
+    51274,
+    51275,
 }
 INPUT_ITEMS = {221906, 221289, 221662, 221653, 221749, 222315, 225158, 227536}
 OUTPUT_ITEMS = {226559, 226560, 227488, 227489}
@@ -29,31 +116,54 @@ def _values(con: duckdb.DuckDBPyConnection, sql: str) -> set[object]:
 
 
 def test_item_ids_present(con: duckdb.DuckDBPyConnection) -> None:
-    assert CHART_ITEMS <= _values(con, "SELECT DISTINCT itemid FROM mimiciv_icu.chartevents")
-    assert LAB_ITEMS <= _values(con, "SELECT DISTINCT itemid FROM mimiciv_hosp.labevents")
-    assert INPUT_ITEMS <= _values(con, "SELECT DISTINCT itemid FROM mimiciv_icu.inputevents")
-    assert OUTPUT_ITEMS <= _values(con, "SELECT DISTINCT itemid FROM mimiciv_icu.outputevents")
-    assert PROCEDURE_ITEMS <= _values(con, "SELECT DISTINCT itemid FROM mimiciv_icu.procedureevents")
+    assert _values(con, "SELECT DISTINCT itemid FROM mimiciv_icu.chartevents") >= CHART_ITEMS
+    assert _values(con, "SELECT DISTINCT itemid FROM mimiciv_hosp.labevents") >= LAB_ITEMS
+    assert _values(con, "SELECT DISTINCT itemid FROM mimiciv_icu.inputevents") >= INPUT_ITEMS
+    assert _values(con, "SELECT DISTINCT itemid FROM mimiciv_icu.outputevents") >= OUTPUT_ITEMS
+    assert (
+        _values(con, "SELECT DISTINCT itemid FROM mimiciv_icu.procedureevents") >= PROCEDURE_ITEMS
+    )
 
 
 def test_every_used_item_is_in_the_dictionaries(con: duckdb.DuckDBPyConnection) -> None:
     known = _values(con, "SELECT itemid FROM mimiciv_icu.d_items")
-    for table in ("chartevents", "inputevents", "outputevents", "procedureevents", "datetimeevents"):
+    for table in (
+        "chartevents",
+        "inputevents",
+        "outputevents",
+        "procedureevents",
+        "datetimeevents",
+    ):
         assert _values(con, f"SELECT DISTINCT itemid FROM mimiciv_icu.{table}") <= known, table
     labs = _values(con, "SELECT itemid FROM mimiciv_hosp.d_labitems")
     assert _values(con, "SELECT DISTINCT itemid FROM mimiciv_hosp.labevents") <= labs
 
 
 def test_device_and_mode_strings_exact(con: duckdb.DuckDBPyConnection) -> None:
-    devices = _values(con, "SELECT DISTINCT value FROM mimiciv_icu.chartevents WHERE itemid = 226732")
-    expected = set(v.DEVICES_SUPPLEMENTAL) | set(v.DEVICES_INVASIVE) | set(v.DEVICES_TRACH) | set(v.DEVICES_NIV)
+    devices = _values(
+        con, "SELECT DISTINCT value FROM mimiciv_icu.chartevents WHERE itemid = 226732"
+    )
+    expected = (
+        set(v.DEVICES_SUPPLEMENTAL)
+        | set(v.DEVICES_INVASIVE)
+        | set(v.DEVICES_TRACH)
+        | set(v.DEVICES_NIV)
+    )
     expected |= {v.DEVICE_HFNC, v.DEVICE_NONE, *v.DEVICE_NEAR_MISSES}
     assert expected <= devices
-    assert {"Trach mask ", "Bipap mask ", "CPAP mask ", "Venti mask ", "Medium conc mask "} <= devices
+    assert {
+        "Trach mask ",
+        "Bipap mask ",
+        "CPAP mask ",
+        "Venti mask ",
+        "Medium conc mask ",
+    } <= devices
     modes = _values(con, "SELECT DISTINCT value FROM mimiciv_icu.chartevents WHERE itemid = 223849")
     assert set(v.VENT_MODES) <= modes
     assert "Standby" in modes
-    hamilton = _values(con, "SELECT DISTINCT value FROM mimiciv_icu.chartevents WHERE itemid = 229314")
+    hamilton = _values(
+        con, "SELECT DISTINCT value FROM mimiciv_icu.chartevents WHERE itemid = 229314"
+    )
     assert set(v.HAMILTON_MODES_INVASIVE) | set(v.HAMILTON_MODES_NIV) <= hamilton
 
 
@@ -75,14 +185,18 @@ def test_lab_specimen_strings(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def test_vasopressor_units(con: duckdb.DuckDBPyConnection) -> None:
-    units = set(con.execute("SELECT DISTINCT itemid, rateuom FROM mimiciv_icu.inputevents").fetchall())
+    units = set(
+        con.execute("SELECT DISTINCT itemid, rateuom FROM mimiciv_icu.inputevents").fetchall()
+    )
     assert {(221906, "mcg/kg/min"), (222315, "units/hour"), (221749, "mcg/kg/min")} <= units
     status = _values(con, "SELECT DISTINCT statusdescription FROM mimiciv_icu.inputevents")
     assert {"Rewritten", "Paused", "ChangeDose/Rate", "FinishedRunning"} <= status
 
 
 def test_antibiotics_routes_and_decoys(con: duckdb.DuckDBPyConnection) -> None:
-    pairs = set(con.execute("SELECT DISTINCT drug, route FROM mimiciv_hosp.prescriptions").fetchall())
+    pairs = set(
+        con.execute("SELECT DISTINCT drug, route FROM mimiciv_hosp.prescriptions").fetchall()
+    )
     assert set(v.ANTIBIOTICS_IV) <= pairs
     assert set(v.ANTIBIOTICS_PO) <= pairs
     drugs = {d for d, _ in pairs}
@@ -98,8 +212,14 @@ def test_microbiology_strings(con: duckdb.DuckDBPyConnection) -> None:
     assert 90856 in orgs and None in orgs and len(orgs) > 3
 
 
-def test_codes_cover_every_charlson_category_in_both_versions(con: duckdb.DuckDBPyConnection) -> None:
-    coded = set(con.execute("SELECT DISTINCT icd_version, icd_code FROM mimiciv_hosp.diagnoses_icd").fetchall())
+def test_codes_cover_every_charlson_category_in_both_versions(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    coded = set(
+        con.execute(
+            "SELECT DISTINCT icd_version, icd_code FROM mimiciv_hosp.diagnoses_icd"
+        ).fetchall()
+    )
     groups: dict[tuple[str, int], set[str]] = {}
     for group, version, code, _ in v.icd_codes()["diagnoses"]:
         groups.setdefault((group, version), set()).add(code)
@@ -114,4 +234,7 @@ def test_admission_strings(con: duckdb.DuckDBPyConnection) -> None:
     services = _values(con, "SELECT DISTINCT curr_service FROM mimiciv_hosp.services")
     assert {"SURG", "CSURG", "NSURG", "TSURG", "VSURG", "ORTHO", "TRAUM", "MED", "CMED"} <= services
     units = _values(con, "SELECT DISTINCT first_careunit FROM mimiciv_icu.icustays")
-    assert "Medical Intensive Care Unit (MICU)" in units and "Cardiac Vascular Intensive Care Unit (CVICU)" in units
+    assert (
+        "Medical Intensive Care Unit (MICU)" in units
+        and "Cardiac Vascular Intensive Care Unit (CVICU)" in units
+    )

@@ -15,18 +15,24 @@ from rich.console import Console
 from m4bench.cli.common import HomeOption, resolve_home
 from m4bench.sources.synth.mimic_iv import DEFAULT_NAME, synthesize_mimic_iv
 
-app = typer.Typer(help="Generate synthetic sources with the official schemas.", no_args_is_help=True)
+app = typer.Typer(
+    help="Generate synthetic sources with the official schemas.", no_args_is_help=True
+)
 
 SeedOption = Annotated[int, typer.Option("--seed", help="Random seed (a non-negative integer).")]
 ScaleOption = Annotated[
     float | None,
     typer.Option("--scale", help="Fraction of the real dataset's size (1.0 = real cardinalities)."),
 ]
-ForceOption = Annotated[bool, typer.Option("--force", help="Replace an existing source of that name.")]
+ForceOption = Annotated[
+    bool, typer.Option("--force", help="Replace an existing source of that name.")
+]
 QuietOption = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
 
 
-def _report(console: Console, name: str, rows: int, tables: int, seconds: float, root: object) -> None:
+def _report(
+    console: Console, name: str, rows: int, tables: int, seconds: float, root: object
+) -> None:
     console.print(
         f"source [bold]{name}[/]: {tables} tables, {rows:,} rows in {seconds:.1f} s; {root}",
         highlight=False,
@@ -54,7 +60,14 @@ def mimic_iv(
         force=force, progress=not quiet,
     )  # fmt: skip
     rows = sum(entry.rows for entry in source.manifest.tables.values())
-    _report(console, source.name, rows, len(source.manifest.tables), time.perf_counter() - started, source.layout.root)
+    _report(
+        console,
+        source.name,
+        rows,
+        len(source.manifest.tables),
+        time.perf_counter() - started,
+        source.layout.root,
+    )
 
 
 # The eICU command (``eicu``) is added to this same ``app`` by the eICU generator's CLI module.

@@ -39,7 +39,9 @@ _US_PER_SECOND = 1_000_000
 
 def stream_rng(seed: int, table_index: int, chunk_index: int) -> np.random.Generator:
     """The random stream of one (table, chunk): independent of every other stream."""
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, table_index, chunk_index])))
+    return np.random.Generator(
+        np.random.PCG64(np.random.SeedSequence([seed, table_index, chunk_index]))
+    )
 
 
 class QuirkRates(BaseModel):
@@ -89,7 +91,10 @@ class QuirkRates(BaseModel):
         0.3, ge=0, le=1, description="O2 device rows charted without an O2 flow at that time"
     )
     vasopressor_unit_variant: float = Field(
-        0.01, ge=0, le=1, description="vasopressor rows in a rare rate unit (mg/kg/min, mcg/min, ...)"
+        0.01,
+        ge=0,
+        le=1,
+        description="vasopressor rows in a rare rate unit (mg/kg/min, mcg/min, ...)",
     )
     vasopressor_overlap: float = Field(
         0.1, ge=0, le=1, description="vasopressor infusions with a second overlapping order"
@@ -97,9 +102,7 @@ class QuirkRates(BaseModel):
     absurd_weight: float = Field(
         0.01, ge=0, le=1, description="weight rows with an absurd value (0-1 kg, 1500+ kg, lbs)"
     )
-    off_hour_time: float = Field(
-        0.2, ge=0, le=1, description="charted times not on the hour"
-    )
+    off_hour_time: float = Field(0.2, ge=0, le=1, description="charted times not on the hour")
     icu_before_admission: float = Field(
         0.04, ge=0, le=1, description="ICU stays whose intime precedes the admission time"
     )
@@ -132,7 +135,11 @@ def resolve_sizes(
     scale: float | None,
 ) -> Sizes:
     """Pick the stay count from exactly one of stays / patients / scale (else the default)."""
-    given = {k: v for k, v in (("stays", stays), ("patients", patients), ("scale", scale)) if v is not None}
+    given = {
+        k: v
+        for k, v in (("stays", stays), ("patients", patients), ("scale", scale))
+        if v is not None
+    }
     if len(given) > 1:
         raise M4BenchError(
             f"give only one of {', '.join('--' + k for k in given)}",
@@ -362,7 +369,8 @@ def group_arange(counts: np.ndarray) -> np.ndarray:
     if total == 0:
         return np.zeros(0, dtype=np.int64)
     starts = np.repeat(np.cumsum(counts) - counts, counts)
-    return np.arange(total, dtype=np.int64) - starts
+    out: np.ndarray = np.arange(total, dtype=np.int64) - starts
+    return out
 
 
 def unique_ids(rng: np.random.Generator, n: int, low: int, high: int) -> np.ndarray:

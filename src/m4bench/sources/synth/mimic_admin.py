@@ -118,7 +118,10 @@ def services_table(seed: int, cohort: Cohort) -> Columns:
     first[s.adm[::-1]] = by_unit[::-1]  # the first stay of an admission decides
     moves = rng.random(n) < 0.25
     second = _choice(rng, ("MED", "SURG", "CMED", "NMED", "TRAUM", "ORTHO", "CSURG"), n)
-    move_time = a.admittime + ((a.dischtime - a.admittime) * rng.uniform(0.2, 0.8, n)).astype(np.int64) // 60 * 60
+    move_time = (
+        a.admittime
+        + ((a.dischtime - a.admittime) * rng.uniform(0.2, 0.8, n)).astype(np.int64) // 60 * 60
+    )
     rows = np.concatenate([np.arange(n), np.flatnonzero(moves)])
     times = np.concatenate([a.admittime, move_time[moves]])
     order = np.lexsort((times, rows))
@@ -164,7 +167,9 @@ def transfers_table(seed: int, cohort: Cohort) -> Columns:
     keep[len(a) : len(a) + len(s)] = True
     is_icu = np.zeros(len(adm), bool)
     is_icu[n : n + len(s)] = True
-    adm, event, unit, t_in, t_out, is_icu = (x[keep] for x in (adm, event, unit, t_in, t_out, is_icu))
+    adm, event, unit, t_in, t_out, is_icu = (
+        x[keep] for x in (adm, event, unit, t_in, t_out, is_icu)
+    )
     ids = unique_ids(rng, len(adm) + len(s), 30_000_000, 40_000_000)
     ids = np.setdiff1d(ids, s.stay_id)[: int((~is_icu).sum())]
     rng.shuffle(ids)
@@ -181,4 +186,3 @@ def transfers_table(seed: int, cohort: Cohort) -> Columns:
         "intime": _ts(t_in[order]),
         "outtime": _ts(t_out[order]),
     }
-

@@ -22,10 +22,20 @@ from m4bench.sources.synth.mimic_vocab import (
     TEMPERATURE_SITES,
 )
 
-FILLER_NUMERIC = ((220046, 120.0, "bpm"), (220047, 50.0, "bpm"), (223751, 160.0, "mmHg"),
-                  (223752, 90.0, "mmHg"), (223769, 100.0, "%"), (223770, 90.0, "%"))
-FILLER_TEXT = ((224080, ("30 Degrees", "45 Degrees", "Flat")), (224093, ("Left Side", "Right Side", "Supine")),
-               (224168, ("Yes",)), (224641, ("Yes",)))
+FILLER_NUMERIC = (
+    (220046, 120.0, "bpm"),
+    (220047, 50.0, "bpm"),
+    (223751, 160.0, "mmHg"),
+    (223752, 90.0, "mmHg"),
+    (223769, 100.0, "%"),
+    (223770, 90.0, "%"),
+)
+FILLER_TEXT = (
+    (224080, ("30 Degrees", "45 Degrees", "Flat")),
+    (224093, ("Left Side", "Right Side", "Supine")),
+    (224168, ("Yes",)),
+    (224641, ("Yes",)),
+)
 
 
 def vitals(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> None:
@@ -33,17 +43,27 @@ def vitals(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRate
     hr_tl = timeline(rng, s, every, -1.0, s.los_h + 0.5, 1.0, q.off_hour_time)
     sev = s.severity_at(hr_tl.stay, hr_tl.hours)
     stay_hr = rng.normal(0, 8, len(s))
-    rows.numeric(hr_tl, 220045, np.clip(78 + 35 * sev + stay_hr[hr_tl.stay] + rng.normal(0, 6, len(hr_tl)), 35, 190), "bpm", 0)
+    rows.numeric(
+        hr_tl,
+        220045,
+        np.clip(78 + 35 * sev + stay_hr[hr_tl.stay] + rng.normal(0, 6, len(hr_tl)), 35, 190),
+        "bpm",
+        0,
+    )
     tl = timeline(rng, s, every, 0.0, s.los_h, 1.0, q.off_hour_time)
     sev = s.severity_at(tl.stay, tl.hours)
-    rows.numeric(tl, 220210, np.clip(15 + 14 * sev + rng.normal(0, 3, len(tl)), 5, 60), "insp/min", 0)
+    rows.numeric(
+        tl, 220210, np.clip(15 + 14 * sev + rng.normal(0, 3, len(tl)), 5, 60), "insp/min", 0
+    )
     rows.numeric(tl, 220277, np.clip(98 - 9 * sev + rng.normal(0, 1.8, len(tl)), 70, 100), "%", 0)
     _blood_pressure(rng, s, rows, q)
     _temperature(rng, s, rows, q)
     gl = timeline(rng, s, every, 1.0, s.los_h, 6.0, q.off_hour_time)
     rows.numeric(gl, 225664, np.clip(rng.lognormal(np.log(135), 0.3, len(gl)), 40, 600), "mg/dL", 0)
     serum = timeline(rng, s, rng.random(len(s)) < 0.3, 2.0, s.los_h, 12.0, 0.5)
-    rows.numeric(serum, 220621, np.clip(rng.lognormal(np.log(130), 0.3, len(serum)), 40, 600), "mg/dL", 0)
+    rows.numeric(
+        serum, 220621, np.clip(rng.lognormal(np.log(130), 0.3, len(serum)), 40, 600), "mg/dL", 0
+    )
     wb = timeline(rng, s, rng.random(len(s)) < 0.05, 3.0, s.los_h, 24.0, 0.5)
     rows.numeric(wb, 226537, np.clip(rng.lognormal(np.log(140), 0.3, len(wb)), 40, 600), "mg/dL", 0)
 
@@ -55,13 +75,25 @@ def _blood_pressure(rng: np.random.Generator, s: StayState, rows: ChartRows, q: 
         _bp_trio(rng, s, rows, tl, (220179, 220180, 220181))
     art = timeline(rng, s, s.art_line, 0.5, s.los_h - 1, 1.0, q.off_hour_time)
     _bp_trio(rng, s, rows, art, (220050, 220051, 220052))
-    second = timeline(rng, s, s.art_line & (rng.random(len(s)) < 0.05), 2.0, s.los_h / 2, 2.0, q.off_hour_time)
+    second = timeline(
+        rng, s, s.art_line & (rng.random(len(s)) < 0.05), 2.0, s.los_h / 2, 2.0, q.off_hour_time
+    )
     _bp_trio(rng, s, rows, second, (225309, 225310, 225312))
 
 
-def _bp_trio(rng: np.random.Generator, s: StayState, rows: ChartRows, tl: Timeline, items: tuple[int, int, int]) -> None:
+def _bp_trio(
+    rng: np.random.Generator,
+    s: StayState,
+    rows: ChartRows,
+    tl: Timeline,
+    items: tuple[int, int, int],
+) -> None:
     sev = s.severity_at(tl.stay, tl.hours)
-    on_pressor = s.pressor[tl.stay] & (tl.hours >= s.pressor_on[tl.stay]) & (tl.hours <= s.pressor_off[tl.stay])
+    on_pressor = (
+        s.pressor[tl.stay]
+        & (tl.hours >= s.pressor_on[tl.stay])
+        & (tl.hours <= s.pressor_off[tl.stay])
+    )
     mbp = np.clip(88 - 22 * sev - 8 * on_pressor + rng.normal(0, 8, len(tl)), 35, 150)
     sbp = mbp + rng.uniform(25, 50, len(tl))
     dbp = np.maximum(mbp - rng.uniform(10, 22, len(tl)), 20)
@@ -74,7 +106,9 @@ def _temperature(rng: np.random.Generator, s: StayState, rows: ChartRows, q: Qui
     tl = timeline(rng, s, np.ones(len(s), bool), 0.0, s.los_h, 4.0, q.off_hour_time)
     sev = s.severity_at(tl.stay, tl.hours)
     fever = s.infection[tl.stay] & (np.abs(tl.hours - s.infection_h[tl.stay]) < 36)
-    celsius = np.clip(36.8 + 1.6 * fever * sev + rng.normal(0, 0.45, len(tl)) - 0.6 * (sev > 0.8), 33.0, 41.5)
+    celsius = np.clip(
+        36.8 + 1.6 * fever * sev + rng.normal(0, 0.45, len(tl)) - 0.6 * (sev > 0.8), 33.0, 41.5
+    )
     in_c = rng.random(len(tl)) < 0.15
     swap = rng.random(len(tl)) < q.temperature_unit_swap
     f_item = ~in_c
@@ -96,7 +130,9 @@ def gcs(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) 
     eyes = np.clip(4 - np.round(loss * 0.27), 1, 4).astype(int)
     verbal = np.clip(5 - np.round(loss * 0.35), 1, 5).astype(int)
     motor = np.clip(6 - np.round(loss * 0.42), 1, 6).astype(int)
-    intubated = s.vent[tl.stay] & (tl.hours >= s.vent_on[tl.stay]) & (tl.hours <= s.vent_off[tl.stay])
+    intubated = (
+        s.vent[tl.stay] & (tl.hours >= s.vent_on[tl.stay]) & (tl.hours <= s.vent_off[tl.stay])
+    )
     partial = rng.random(n) < q.gcs_partial
     which = rng.integers(0, 3, n)
     keep_e = ~partial | (which == 0)
@@ -141,7 +177,9 @@ def _weights(rng: np.random.Generator, kg: np.ndarray, q: QuirkRates) -> np.ndar
     return out
 
 
-def rhythm_and_neuro(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> None:
+def rhythm_and_neuro(
+    rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates
+) -> None:
     tl = timeline(rng, s, np.ones(len(s), bool), 0.0, s.los_h, 4.0, q.off_hour_time)
     rows.text(tl, 220048, pick(rng, RHYTHMS, len(tl)))
     ect = tl.take(rng.random(len(tl)) < 0.1)
@@ -178,7 +216,9 @@ def crrt(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates)
     rows.text(first, 226118, np.full(len(first), "Yes", dtype=object))
 
 
-def filler(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates, per_hour: float) -> None:
+def filler(
+    rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates, per_hour: float
+) -> None:
     """Items no concept reads (alarm limits, positioning, checks), for realistic table volume."""
     if per_hour <= 0:
         return

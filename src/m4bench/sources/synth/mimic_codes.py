@@ -32,7 +32,9 @@ def _code_table(version: int) -> dict[str, np.ndarray]:
     return {g: np.array(codes, dtype=object) for g, codes in groups.items()}
 
 
-def diagnoses_table(seed: int, cohort: Cohort, conditions: np.ndarray, acute: np.ndarray) -> Columns:
+def diagnoses_table(
+    seed: int, cohort: Cohort, conditions: np.ndarray, acute: np.ndarray
+) -> Columns:
     """Chronic codes of the patient, acute codes of the stays, and common codes as filler.
 
     ``acute`` is ``[admissions, len(ACUTE_GROUPS)]`` booleans collected from the stays.
@@ -43,15 +45,19 @@ def diagnoses_table(seed: int, cohort: Cohort, conditions: np.ndarray, acute: np
     version = icd_version(seed, cohort)
     names = [name for name, _ in CONDITIONS] + list(ACUTE_GROUPS)
     has = np.concatenate([conditions[adm.subj], acute], axis=1)
-    has &= (rng.random(has.shape) < 0.9)  # a chronic condition is not coded at every admission
+    has &= rng.random(has.shape) < 0.9  # a chronic condition is not coded at every admission
     has[rng.random(len(adm)) < 0.03] = False
     _cover_every_group(has, version)
     a_idx, g_idx = np.nonzero(has)
-    filler = np.where(has.any(axis=1) | adm.is_icu, rng.integers(3, 10, len(adm)), rng.integers(0, 5, len(adm)))
+    filler = np.where(
+        has.any(axis=1) | adm.is_icu, rng.integers(3, 10, len(adm)), rng.integers(0, 5, len(adm))
+    )
     filler[~has.any(axis=1) & (rng.random(len(adm)) < 0.03)] = 0
     f_idx = np.repeat(np.arange(len(adm)), filler)
     adm_all = np.concatenate([a_idx, f_idx])
-    group_all = np.concatenate([np.array(names, dtype=object)[g_idx], np.full(len(f_idx), "common", dtype=object)])
+    group_all = np.concatenate(
+        [np.array(names, dtype=object)[g_idx], np.full(len(f_idx), "common", dtype=object)]
+    )
     codes = np.empty(len(adm_all), dtype=object)
     for v in (9, 10):
         table = _code_table(v)
@@ -86,11 +92,23 @@ def procedures_table(seed: int, cohort: Cohort) -> Columns:
     rng = stream_rng(seed, STREAM_CODES, 2)
     adm = cohort.admissions
     version = icd_version(seed, cohort)
-    count = np.where(adm.is_icu, rng.integers(0, 4, len(adm)), (rng.random(len(adm)) < 0.3).astype(int))
+    count = np.where(
+        adm.is_icu, rng.integers(0, 4, len(adm)), (rng.random(len(adm)) < 0.3).astype(int)
+    )
     a = np.repeat(np.arange(len(adm)), count)
-    table = {v: np.array([r[1] for r in icd_codes()["procedures"] if r[0] == v], dtype=object) for v in (9, 10)}
-    codes = np.where(version[a] == 9, table[9][rng.integers(0, len(table[9]), len(a))], table[10][rng.integers(0, len(table[10]), len(a))])
-    day = (adm.admittime[a] + (rng.random(len(a)) * np.maximum(adm.dischtime[a] - adm.admittime[a], 0)).astype(np.int64)) // 86_400
+    table = {
+        v: np.array([r[1] for r in icd_codes()["procedures"] if r[0] == v], dtype=object)
+        for v in (9, 10)
+    }
+    codes = np.where(
+        version[a] == 9,
+        table[9][rng.integers(0, len(table[9]), len(a))],
+        table[10][rng.integers(0, len(table[10]), len(a))],
+    )
+    day = (
+        adm.admittime[a]
+        + (rng.random(len(a)) * np.maximum(adm.dischtime[a] - adm.admittime[a], 0)).astype(np.int64)
+    ) // 86_400
     return {
         "subject_id": cohort.patients.subject_id[adm.subj[a]],
         "hadm_id": adm.hadm_id[a],
@@ -103,12 +121,20 @@ def procedures_table(seed: int, cohort: Cohort) -> Columns:
 
 def d_icd_diagnoses_table() -> Columns:
     rows = sorted({(r[2], r[1], r[3]) for r in icd_codes()["diagnoses"]})
-    return {"icd_code": [r[0] for r in rows], "icd_version": [r[1] for r in rows], "long_title": [r[2] for r in rows]}
+    return {
+        "icd_code": [r[0] for r in rows],
+        "icd_version": [r[1] for r in rows],
+        "long_title": [r[2] for r in rows],
+    }
 
 
 def d_icd_procedures_table() -> Columns:
     rows = sorted({(r[1], r[0], r[2]) for r in icd_codes()["procedures"]})
-    return {"icd_code": [r[0] for r in rows], "icd_version": [r[1] for r in rows], "long_title": [r[2] for r in rows]}
+    return {
+        "icd_code": [r[0] for r in rows],
+        "icd_version": [r[1] for r in rows],
+        "long_title": [r[2] for r in rows],
+    }
 
 
 def d_items_table() -> Columns:
@@ -120,7 +146,12 @@ def d_items_table() -> Columns:
 
 def d_labitems_table() -> Columns:
     rows = sorted(d_labitems()["rows"])
-    return {"itemid": [r[0] for r in rows], "label": [r[1] for r in rows], "fluid": [r[2] for r in rows], "category": [r[3] for r in rows]}
+    return {
+        "itemid": [r[0] for r in rows],
+        "label": [r[1] for r in rows],
+        "fluid": [r[2] for r in rows],
+        "category": [r[3] for r in rows],
+    }
 
 
 def small_tables(cohort: Cohort) -> dict[str, Columns]:
@@ -129,11 +160,22 @@ def small_tables(cohort: Cohort) -> dict[str, Columns]:
     return {
         "mimiciv_hosp.provider": {"provider_id": providers},
         "mimiciv_icu.caregiver": {"caregiver_id": list(range(10_000, 10_500))},
-        "mimiciv_hosp.d_hcpcs": {"code": ["99291", "99292", "36556", "31500"], "category": [1, 1, 1, 1],
-                                 "long_description": ["Critical care, first hour", "Critical care, each additional 30 minutes",
-                                                      "Insertion of non-tunneled centrally inserted central venous catheter",
-                                                      "Intubation, endotracheal, emergency procedure"],
-                                 "short_description": ["Critical care first hour", "Critical care addl 30 min", "Insert non-tunnel cv cath", "Insert emergency airway"]},
+        "mimiciv_hosp.d_hcpcs": {
+            "code": ["99291", "99292", "36556", "31500"],
+            "category": [1, 1, 1, 1],
+            "long_description": [
+                "Critical care, first hour",
+                "Critical care, each additional 30 minutes",
+                "Insertion of non-tunneled centrally inserted central venous catheter",
+                "Intubation, endotracheal, emergency procedure",
+            ],
+            "short_description": [
+                "Critical care first hour",
+                "Critical care addl 30 min",
+                "Insert non-tunnel cv cath",
+                "Insert emergency airway",
+            ],
+        },
     }
 
 
@@ -148,6 +190,8 @@ def omr_table(seed: int, cohort: Cohort) -> Columns:
         "chartdate": day.astype("datetime64[D]"),
         "seq_num": np.ones(len(a), dtype=np.int64),
         "result_name": np.full(len(a), "Weight (Lbs)", dtype=object),
-        "result_value": np.round(rng.normal(180, 40, len(a))).astype(int).astype(str).astype(object),
+        "result_value": np.round(rng.normal(180, 40, len(a)))
+        .astype(int)
+        .astype(str)
+        .astype(object),
     }
-

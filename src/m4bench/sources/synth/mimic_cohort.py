@@ -76,7 +76,12 @@ class Cohort:
 
 def year_start(years: np.ndarray) -> np.ndarray:
     """Epoch seconds of 1 January of each year."""
-    return (years.astype(np.int64) - 1970).astype("datetime64[Y]").astype("datetime64[s]").astype(np.int64)
+    return (
+        (years.astype(np.int64) - 1970)
+        .astype("datetime64[Y]")
+        .astype("datetime64[s]")
+        .astype(np.int64)
+    )
 
 
 def _counts(n_groups: int, total: int, rng: np.random.Generator) -> np.ndarray:
@@ -147,7 +152,9 @@ class _StayPlan:
     died: np.ndarray
 
 
-def _plan_icu(rng: np.random.Generator, n_icu_adm: int, n_stays: int, quirks: QuirkRates) -> _StayPlan:
+def _plan_icu(
+    rng: np.random.Generator, n_icu_adm: int, n_stays: int, quirks: QuirkRates
+) -> _StayPlan:
     per_adm = _counts(n_icu_adm, n_stays, rng)
     adm_of = np.repeat(np.arange(n_icu_adm), per_adm)
     first = np.cumsum(per_adm) - per_adm
@@ -201,7 +208,9 @@ def build_cohort(seed: int, n_stays: int, quirks: QuirkRates) -> Cohort:
     death = np.where(died, admit + death_rel, -1)
     typo = died & (rng.random(n_adm) < quirks.deathtime_typo)
     death[typo] -= _minutes(rng.uniform(HOUR, 12 * HOUR, int(typo.sum())))
-    adm_type = np.where(is_icu, _pick(rng, ADMISSION_TYPES_ICU, n_adm), _pick(rng, ADMISSION_TYPES_WARD, n_adm))
+    adm_type = np.where(
+        is_icu, _pick(rng, ADMISSION_TYPES_ICU, n_adm), _pick(rng, ADMISSION_TYPES_WARD, n_adm)
+    )
     donor = died & (rng.random(n_adm) < quirks.organ_donor_admission)
     admissions = _with_donors(rng, owner, admit, disch, death, adm_type, is_icu, donor)
     stays = _stays(rng, plan, admissions, src, n_icu_adm)
@@ -210,7 +219,11 @@ def build_cohort(seed: int, n_stays: int, quirks: QuirkRates) -> Cohort:
 
 
 def _spans(
-    rng: np.random.Generator, plan: _StayPlan, is_icu: np.ndarray, icu_j: np.ndarray, died: np.ndarray
+    rng: np.random.Generator,
+    plan: _StayPlan,
+    is_icu: np.ndarray,
+    icu_j: np.ndarray,
+    died: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Admission length and (for deaths) time of death, relative to the admission time."""
     n = len(is_icu)
@@ -218,13 +231,19 @@ def _spans(
     last_out = plan.last_out[icu_j]
     post = plan.post[icu_j]
     in_icu = rng.random(n) < 0.7
-    icu_death = np.where(in_icu, last_out - _minutes(rng.uniform(0, 20 * 60, n)), last_out + _minutes(post * rng.uniform(0.1, 1, n)))
+    icu_death = np.where(
+        in_icu,
+        last_out - _minutes(rng.uniform(0, 20 * 60, n)),
+        last_out + _minutes(post * rng.uniform(0.1, 1, n)),
+    )
     icu_span = np.where(died, icu_death, last_out + post)
     span = np.where(is_icu, icu_span, ward)
     return span, span.copy()
 
 
-def _admit_times(rng: np.random.Generator, patients: Patients, owner: np.ndarray, span: np.ndarray) -> np.ndarray:
+def _admit_times(
+    rng: np.random.Generator, patients: Patients, owner: np.ndarray, span: np.ndarray
+) -> np.ndarray:
     """Admission times: per subject, consecutive admissions separated by gaps."""
     n = len(owner)
     first = np.r_[True, owner[1:] != owner[:-1]]
@@ -235,7 +254,8 @@ def _admit_times(rng: np.random.Generator, patients: Patients, owner: np.ndarray
     cum = np.cumsum(step)
     group_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
     start = year_start(patients.anchor_year[owner]) + patients.first_offset[owner]
-    return start + cum - cum[group_start]
+    admit: np.ndarray = start + cum - cum[group_start]
+    return admit
 
 
 def _with_donors(
@@ -254,7 +274,9 @@ def _with_donors(
     admittime = np.concatenate([admit, extra_admit])
     dischtime = np.concatenate([disch, death[donor]])
     deathtime = np.concatenate([death, death[donor]])
-    types = np.concatenate([adm_type, np.full(int(donor.sum()), "SURGICAL SAME DAY ADMISSION", dtype=object)])
+    types = np.concatenate(
+        [adm_type, np.full(int(donor.sum()), "SURGICAL SAME DAY ADMISSION", dtype=object)]
+    )
     icu = np.concatenate([is_icu, np.zeros(int(donor.sum()), bool)])
     flag = np.concatenate([np.zeros(len(owner), bool), np.ones(int(donor.sum()), bool)])
     src = np.concatenate([np.arange(len(owner)), np.full(int(donor.sum()), -1)])
@@ -274,7 +296,9 @@ def _with_donors(
     )
 
 
-def _stays(rng: np.random.Generator, plan: _StayPlan, adm: Admissions, src: np.ndarray, n_icu_adm: int) -> Stays:
+def _stays(
+    rng: np.random.Generator, plan: _StayPlan, adm: Admissions, src: np.ndarray, n_icu_adm: int
+) -> Stays:
     """ICU stays of every ICU admission, placed relative to its admission time."""
     rows = np.flatnonzero(adm.is_icu)
     icu_j = src[adm.source[rows]]
@@ -303,7 +327,10 @@ def _stays(rng: np.random.Generator, plan: _StayPlan, adm: Admissions, src: np.n
 
 
 def _dod(rng: np.random.Generator, patients: Patients, adm: Admissions, stays: Stays) -> np.ndarray:
-    """Date of death per patient (epoch day): in-hospital deaths, or within a year of the last discharge."""
+    """Date of death per patient (epoch day), -1 when unknown.
+
+    In-hospital deaths, or deaths within a year of the last discharge (later ones are censored).
+    """
     n = len(patients.subject_id)
     dod = np.full(n, -1, dtype=np.int64)
     last_disch = np.full(n, np.iinfo(np.int64).min)

@@ -58,9 +58,13 @@ def timeline(
 
 
 def events_at(
-    rng: np.random.Generator, intime: np.ndarray, counts: np.ndarray, start_h: np.ndarray, end_h: np.ndarray
+    rng: np.random.Generator,
+    intime: np.ndarray,
+    counts: np.ndarray,
+    start_h: np.ndarray,
+    end_h: np.ndarray,
 ) -> Timeline:
-    """``counts[i]`` events at random minutes between ``start_h`` and ``end_h`` after ``intime[i]``."""
+    """``counts[i]`` events at random minutes, ``start_h`` to ``end_h`` after ``intime[i]``."""
     stay = np.repeat(np.arange(len(intime)), counts)
     hours = start_h[stay] + rng.random(len(stay)) * (end_h[stay] - start_h[stay])
     order = np.lexsort((hours, stay))
@@ -89,15 +93,36 @@ class ChartRows:
     valuenum: list[np.ndarray] = field(default_factory=list)
     unit: list[pa.Array] = field(default_factory=list)
 
-    def numeric(self, tl: Timeline, itemid: int | np.ndarray, values: np.ndarray, unit: str | None, decimals: int = 1) -> None:
+    def numeric(
+        self,
+        tl: Timeline,
+        itemid: int | np.ndarray,
+        values: np.ndarray,
+        unit: str | None,
+        decimals: int = 1,
+    ) -> None:
         rounded = np.round(values, decimals)
         self._add(tl, itemid, as_text(rounded, decimals), rounded, unit)
 
-    def text(self, tl: Timeline, itemid: int, values: np.ndarray, valuenum: np.ndarray | None = None, unit: str | None = None) -> None:
+    def text(
+        self,
+        tl: Timeline,
+        itemid: int,
+        values: np.ndarray,
+        valuenum: np.ndarray | None = None,
+        unit: str | None = None,
+    ) -> None:
         num = np.full(len(tl), np.nan) if valuenum is None else valuenum.astype(float)
         self._add(tl, itemid, pa.array(values, type=pa.string()), num, unit)
 
-    def _add(self, tl: Timeline, itemid: int | np.ndarray, value: pa.Array, valuenum: np.ndarray, unit: str | None) -> None:
+    def _add(
+        self,
+        tl: Timeline,
+        itemid: int | np.ndarray,
+        value: pa.Array,
+        valuenum: np.ndarray,
+        unit: str | None,
+    ) -> None:
         n = len(tl)
         if n == 0:
             return
@@ -106,7 +131,11 @@ class ChartRows:
         self.itemid.append(np.broadcast_to(np.asarray(itemid, dtype=np.int64), (n,)))
         self.value.append(value)
         self.valuenum.append(valuenum)
-        self.unit.append(pa.nulls(n, pa.string()) if unit is None else pa.array(np.full(n, unit, dtype=object), pa.string()))
+        self.unit.append(
+            pa.nulls(n, pa.string())
+            if unit is None
+            else pa.array(np.full(n, unit, dtype=object), pa.string())
+        )
 
     def __len__(self) -> int:
         return sum(len(s) for s in self.stay)
@@ -115,8 +144,14 @@ class ChartRows:
         """Concatenate, sorted by stay, time and itemid."""
         if not self.stay:
             empty = np.zeros(0, dtype=np.int64)
-            return {"stay": empty, "time": empty, "itemid": empty, "value": pa.array([], pa.string()),
-                    "valuenum": np.zeros(0), "unit": pa.array([], pa.string())}
+            return {
+                "stay": empty,
+                "time": empty,
+                "itemid": empty,
+                "value": pa.array([], pa.string()),
+                "valuenum": np.zeros(0),
+                "unit": pa.array([], pa.string()),
+            }
         stay = np.concatenate(self.stay)
         time = np.concatenate(self.time)
         itemid = np.concatenate(self.itemid)

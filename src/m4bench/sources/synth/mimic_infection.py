@@ -42,17 +42,30 @@ def infection_plan(rng: np.random.Generator, s: StayState) -> tuple[np.ndarray, 
     t = s.infection_h
     culture_first = rng.random(n) < 0.6
     late = rng.random(n) < 0.08
-    culture = np.where(culture_first, t, t + np.where(late, rng.uniform(25, 40, n), rng.uniform(0.3, 23, n)))
-    antibiotic = np.where(culture_first, t + np.where(late, rng.uniform(73, 90, n), rng.uniform(0.3, 48, n)), t)
+    culture = np.where(
+        culture_first, t, t + np.where(late, rng.uniform(25, 40, n), rng.uniform(0.3, 23, n))
+    )
+    antibiotic = np.where(
+        culture_first, t + np.where(late, rng.uniform(73, 90, n), rng.uniform(0.3, 48, n)), t
+    )
     screen = ~s.infection & (rng.random(n) < 0.3)
     prophylaxis = ~s.infection & s.cvicu & (rng.random(n) < 0.6)
     culture = np.where(s.infection, culture, np.where(screen, rng.uniform(0, 4, n), np.nan))
-    antibiotic = np.where(s.infection, antibiotic, np.where(prophylaxis, rng.uniform(-3, 1, n), np.nan))
+    antibiotic = np.where(
+        s.infection, antibiotic, np.where(prophylaxis, rng.uniform(-3, 1, n), np.nan)
+    )
     return culture, antibiotic
 
 
-def micro_chunk(rng: np.random.Generator, s: StayState, culture_h: np.ndarray, ids: dict[str, np.ndarray],
-                admit: np.ndarray, q: QuirkRates, first_id: int) -> Columns:
+def micro_chunk(
+    rng: np.random.Generator,
+    s: StayState,
+    culture_h: np.ndarray,
+    ids: dict[str, np.ndarray],
+    admit: np.ndarray,
+    q: QuirkRates,
+    first_id: int,
+) -> Columns:
     """Specimens at the culture hour (1-4 per infected stay), negative or with organisms."""
     n = len(s)
     has = ~np.isnan(culture_h)
@@ -84,9 +97,12 @@ def micro_chunk(rng: np.random.Generator, s: StayState, culture_h: np.ndarray, i
     day = chart // DAY * DAY
     hadm = ids["hadm_id"][stay[r]].astype(float)
     hadm[null_hadm] = np.nan
-    org_id = np.where(pos, np.array([o[0] for o in ORGANISMS])[org], np.where(sentinel, ORG_NEGATIVE[0], -1)).astype(float)
+    org_id = np.where(
+        pos, np.array([o[0] for o in ORGANISMS])[org], np.where(sentinel, ORG_NEGATIVE[0], -1)
+    ).astype(float)
     org_id[org_id < 0] = np.nan
-    org_name = np.where(pos, np.array([o[1] for o in ORGANISMS], dtype=object)[org], np.where(sentinel, ORG_NEGATIVE[1], None))
+    org_name = _or_null(sentinel, ORG_NEGATIVE[1])
+    org_name[pos] = np.array([o[1] for o in ORGANISMS], dtype=object)[org][pos]
     ab_id = np.where(has_ab, np.array([a[0] for a in SUSCEPTIBILITY_ANTIBIOTICS])[ab], np.nan)
     chart_us = seconds_to_us(chart)
     chart_us[date_only] = np.datetime64("NaT")
@@ -106,28 +122,45 @@ def micro_chunk(rng: np.random.Generator, s: StayState, culture_h: np.ndarray, i
         "test_name": spec[:, 3],
         "org_itemid": _nullable_int(org_id),
         "org_name": org_name,
-        "isolate_num": np.where(pos, 1 + j // np.maximum(tested[r], 1), None),
+        "isolate_num": _nullable_int(np.where(pos, 1 + j // np.maximum(tested[r], 1), np.nan)),
         "ab_itemid": _nullable_int(ab_id),
-        "ab_name": np.where(has_ab, np.array([a[1] for a in SUSCEPTIBILITY_ANTIBIOTICS], dtype=object)[ab], None),
-        "dilution_text": np.where(has_ab, "<=1", None),
-        "dilution_comparison": np.where(has_ab, "<=", None),
+        "ab_name": _or_null(has_ab, np.array([a[1] for a in SUSCEPTIBILITY_ANTIBIOTICS])[ab]),
+        "dilution_text": _or_null(has_ab, "<=1"),
+        "dilution_comparison": _or_null(has_ab, "<="),
         "dilution_value": np.where(has_ab, 1.0, np.nan),
-        "interpretation": np.where(has_ab, np.array(INTERPRETATIONS, dtype=object)[rng.integers(0, len(INTERPRETATIONS), len(r))], None),
+        "interpretation": _or_null(
+            has_ab, np.array(INTERPRETATIONS)[rng.integers(0, len(INTERPRETATIONS), len(r))]
+        ),
     }
+
+
+def _or_null(mask: np.ndarray, values: np.ndarray | str) -> np.ndarray:
+    """``values`` where ``mask`` holds, NULL elsewhere (an object array)."""
+    out = np.full(len(mask), None, dtype=object)
+    out[mask] = values[mask] if isinstance(values, np.ndarray) else values
+    return out
 
 
 def _nullable_int(values: np.ndarray) -> Any:
     return pa.array(values, from_pandas=True).cast(pa.int64())
 
 
-def prescriptions_chunk(rng: np.random.Generator, s: StayState, antibiotic_h: np.ndarray, ids: dict[str, np.ndarray],
-                        q: QuirkRates, first_pharmacy: int) -> Columns:
+def prescriptions_chunk(
+    rng: np.random.Generator,
+    s: StayState,
+    antibiotic_h: np.ndarray,
+    ids: dict[str, np.ndarray],
+    q: QuirkRates,
+    first_pharmacy: int,
+) -> Columns:
     n = len(s)
     has = ~np.isnan(antibiotic_h)
     n_ab = np.where(has, np.where(s.infection, rng.integers(2, 5, n), 1), 0)
     stay = np.repeat(np.arange(n), n_ab)
     k = group_arange(n_ab)
-    start = antibiotic_h[stay] + np.where(k < 2, rng.uniform(0, 0.5, len(stay)), rng.uniform(12, 96, len(stay)))
+    start = antibiotic_h[stay] + np.where(
+        k < 2, rng.uniform(0, 0.5, len(stay)), rng.uniform(12, 96, len(stay))
+    )
     iv = np.array(ANTIBIOTICS_IV, dtype=object)
     prophylactic = ~s.infection[stay]
     drug = np.where(prophylactic, 8, (np.arange(len(stay)) + rng.integers(0, 100)) % len(iv))
@@ -135,11 +168,15 @@ def prescriptions_chunk(rng: np.random.Generator, s: StayState, antibiotic_h: np
     po = (k >= 2) & (rng.random(len(stay)) < 0.4)
     po_pick = np.array(ANTIBIOTICS_PO, dtype=object)[np.arange(len(stay)) % len(ANTIBIOTICS_PO)]
     chosen[po] = po_pick[po]
-    duration = np.where(prophylactic, rng.uniform(12, 24, len(stay)), rng.uniform(24, 24 * 7, len(stay)))
+    duration = np.where(
+        prophylactic, rng.uniform(12, 24, len(stay)), rng.uniform(24, 24 * 7, len(stay))
+    )
     route = chosen[:, 1].copy()
     route[rng.random(len(stay)) < q.null_route_antibiotic] = None
     base = rng.random(len(stay)) < 0.05
-    parts = [(stay, start, duration, chosen[:, 0], route, np.where(base, "BASE", "MAIN").astype(object))]
+    parts: list[tuple[np.ndarray, ...]] = [
+        (stay, start, duration, chosen[:, 0], route, np.where(base, "BASE", "MAIN").astype(object))
+    ]
     parts.append(_decoys(rng, s))
     return _prescription_columns(rng, s, ids, parts, first_pharmacy)
 
@@ -150,26 +187,55 @@ def _decoys(rng: np.random.Generator, s: StayState) -> tuple[np.ndarray, ...]:
     count = rng.integers(3, 9, n)
     stay = np.repeat(np.arange(n), count)
     pool = list(OTHER_DRUGS) + list(ANTIBIOTICS_EXCLUDED) + list(ANTIMICROBIAL_NEAR_MISSES)
-    weights = np.array([1.0] * len(OTHER_DRUGS) + [0.08] * len(ANTIBIOTICS_EXCLUDED) + [0.08] * len(ANTIMICROBIAL_NEAR_MISSES))
-    chosen = np.array(pool, dtype=object)[rng.choice(len(pool), size=len(stay), p=weights / weights.sum())]
+    weights = np.array(
+        [1.0] * len(OTHER_DRUGS)
+        + [0.08] * len(ANTIBIOTICS_EXCLUDED)
+        + [0.08] * len(ANTIMICROBIAL_NEAR_MISSES)
+    )
+    chosen = np.array(pool, dtype=object)[
+        rng.choice(len(pool), size=len(stay), p=weights / weights.sum())
+    ]
     start = rng.uniform(0, 1, len(stay)) * s.los_h[stay]
-    return stay, start, rng.uniform(6, 96, len(stay)), chosen[:, 0], chosen[:, 1], np.full(len(stay), "MAIN", dtype=object)
+    return (
+        stay,
+        start,
+        rng.uniform(6, 96, len(stay)),
+        chosen[:, 0],
+        chosen[:, 1],
+        np.full(len(stay), "MAIN", dtype=object),
+    )
 
 
-def _prescription_columns(rng: np.random.Generator, s: StayState, ids: dict[str, np.ndarray],
-                          parts: list[tuple[np.ndarray, ...]], first_pharmacy: int) -> Columns:
-    stay, start_h, dur_h, drug, route, dtype_ = (np.concatenate([p[i] for p in parts]) for i in range(6))
+def _prescription_columns(
+    rng: np.random.Generator,
+    s: StayState,
+    ids: dict[str, np.ndarray],
+    parts: list[tuple[np.ndarray, ...]],
+    first_pharmacy: int,
+) -> Columns:
+    stay, start_h, dur_h, drug, route, dtype_ = (
+        np.concatenate([p[i] for p in parts]) for i in range(6)
+    )
     start = s.intime[stay] + _minutes(start_h)
     order = np.lexsort((drug.astype(str), start, stay))
     m = len(order)
-    stay, start, dur_h, drug, route, dtype_ = stay[order], start[order], dur_h[order], drug[order], route[order], dtype_[order]
+    stay, start, dur_h, drug, route, dtype_ = (
+        stay[order],
+        start[order],
+        dur_h[order],
+        drug[order],
+        route[order],
+        dtype_[order],
+    )
     subject = ids["subject_id"][stay]
     pharmacy = first_pharmacy + np.arange(m)
     return {
         "subject_id": subject,
         "hadm_id": ids["hadm_id"][stay],
         "pharmacy_id": pharmacy,
-        "poe_id": np.char.add(np.char.add(subject.astype(str), "-"), pharmacy.astype(str)).astype(object),
+        "poe_id": np.char.add(np.char.add(subject.astype(str), "-"), pharmacy.astype(str)).astype(
+            object
+        ),
         "poe_seq": pharmacy,
         "starttime": seconds_to_us(start),
         "stoptime": seconds_to_us(start + _minutes(dur_h)),

@@ -31,7 +31,13 @@ from m4bench.sources.synth.core import (
     stream_rng,
 )
 from m4bench.sources.synth.mimic_chartevents import chartevents_chunk
-from m4bench.sources.synth.mimic_cohort import DEFAULT_STAYS, REAL_PATIENTS, REAL_STAYS, Cohort, build_cohort
+from m4bench.sources.synth.mimic_cohort import (
+    DEFAULT_STAYS,
+    REAL_PATIENTS,
+    REAL_STAYS,
+    Cohort,
+    build_cohort,
+)
 from m4bench.sources.synth.mimic_infection import infection_plan, micro_chunk, prescriptions_chunk
 from m4bench.sources.synth.mimic_lab_plan import icu_labs, ward_labs
 from m4bench.sources.synth.mimic_labs import LabRows
@@ -47,13 +53,25 @@ CHUNK_STAYS = 200
 CHUNK_ADMISSIONS = 4_000
 DEFAULT_NAME = "synthetic-mimic-iv"
 _CHUNK_STREAMS = {
-    "chart": 10, "labs": 11, "output": 12, "input": 13, "procedure": 14, "datetime": 15,
-    "micro": 16, "rx": 17, "ward": 18,
+    "chart": 10,
+    "labs": 11,
+    "output": 12,
+    "input": 13,
+    "procedure": 14,
+    "datetime": 15,
+    "micro": 16,
+    "rx": 17,
+    "ward": 18,
 }
 _CHUNKED = (
-    "mimiciv_icu.chartevents", "mimiciv_hosp.labevents", "mimiciv_icu.outputevents",
-    "mimiciv_icu.inputevents", "mimiciv_icu.procedureevents", "mimiciv_icu.datetimeevents",
-    "mimiciv_hosp.microbiologyevents", "mimiciv_hosp.prescriptions",
+    "mimiciv_icu.chartevents",
+    "mimiciv_hosp.labevents",
+    "mimiciv_icu.outputevents",
+    "mimiciv_icu.inputevents",
+    "mimiciv_icu.procedureevents",
+    "mimiciv_icu.datetimeevents",
+    "mimiciv_hosp.microbiologyevents",
+    "mimiciv_hosp.prescriptions",
 )
 
 
@@ -83,8 +101,15 @@ def _stay_ids(cohort: Cohort, stays: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
-def _stay_chunk(seed: int, chunk: int, cohort: Cohort, conditions: np.ndarray, sinks: _Sinks,
-                quirks: QuirkRates, acute: np.ndarray) -> None:
+def _stay_chunk(
+    seed: int,
+    chunk: int,
+    cohort: Cohort,
+    conditions: np.ndarray,
+    sinks: _Sinks,
+    quirks: QuirkRates,
+    acute: np.ndarray,
+) -> None:
     """Every event table of one chunk of ICU stays."""
     stays = np.arange(chunk * CHUNK_STAYS, min((chunk + 1) * CHUNK_STAYS, len(cohort.stays)))
     state = stay_state(seed, chunk, cohort, stays, conditions)
@@ -99,17 +124,33 @@ def _stay_chunk(seed: int, chunk: int, cohort: Cohort, conditions: np.ndarray, s
     labs = LabRows()
     icu_labs(rng("labs"), state, admit, disch, labs, quirks)
     lab_rng = rng("labs")
-    sinks.write("mimiciv_hosp.labevents", labs.finish(lab_rng, sinks.counters["labevent"], ids), "labevent")
+    sinks.write(
+        "mimiciv_hosp.labevents", labs.finish(lab_rng, sinks.counters["labevent"], ids), "labevent"
+    )
     sinks.write("mimiciv_icu.outputevents", outputevents_chunk(rng("output"), state, ids, quirks))
-    sinks.write("mimiciv_icu.inputevents", inputevents_chunk(rng("input"), state, ids, quirks, sinks.counters["order"]), "order")
+    sinks.write(
+        "mimiciv_icu.inputevents",
+        inputevents_chunk(rng("input"), state, ids, quirks, sinks.counters["order"]),
+        "order",
+    )
     sinks.write("mimiciv_icu.procedureevents", procedureevents_chunk(rng("procedure"), state, ids))
     sinks.write("mimiciv_icu.datetimeevents", datetimeevents_chunk(rng("datetime"), state, ids))
     infection_rng = rng("micro")
     culture_h, antibiotic_h = infection_plan(infection_rng, state)
-    sinks.write("mimiciv_hosp.microbiologyevents",
-                micro_chunk(infection_rng, state, culture_h, ids, admit, quirks, sinks.counters["microevent"]), "microevent")
-    sinks.write("mimiciv_hosp.prescriptions",
-                prescriptions_chunk(rng("rx"), state, antibiotic_h, ids, quirks, sinks.counters["pharmacy"]), "pharmacy")
+    sinks.write(
+        "mimiciv_hosp.microbiologyevents",
+        micro_chunk(
+            infection_rng, state, culture_h, ids, admit, quirks, sinks.counters["microevent"]
+        ),
+        "microevent",
+    )
+    sinks.write(
+        "mimiciv_hosp.prescriptions",
+        prescriptions_chunk(
+            rng("rx"), state, antibiotic_h, ids, quirks, sinks.counters["pharmacy"]
+        ),
+        "pharmacy",
+    )
     _mark_acute(state, adm, acute)
 
 
@@ -120,7 +161,9 @@ def _mark_acute(state: StayState, adm: np.ndarray, acute: np.ndarray) -> None:
     np.logical_or.at(acute[:, 2], adm, state.vent)
 
 
-def _ward_chunk(seed: int, chunk: int, cohort: Cohort, conditions: np.ndarray, sinks: _Sinks, quirks: QuirkRates) -> None:
+def _ward_chunk(
+    seed: int, chunk: int, cohort: Cohort, conditions: np.ndarray, sinks: _Sinks, quirks: QuirkRates
+) -> None:
     ward = np.flatnonzero(~cohort.admissions.is_icu)
     rows = ward[chunk * CHUNK_ADMISSIONS : (chunk + 1) * CHUNK_ADMISSIONS]
     a = cohort.admissions
@@ -128,16 +171,29 @@ def _ward_chunk(seed: int, chunk: int, cohort: Cohort, conditions: np.ndarray, s
     subj = a.subj[rows]
     ckd = conditions[subj, 13]
     severe = conditions[subj, 14]
-    cr_base = np.where(severe, rng.uniform(2.2, 6.0, len(rows)), np.where(ckd, rng.uniform(1.2, 2.4, len(rows)), rng.lognormal(np.log(0.85), 0.25, len(rows))))
+    cr_base = np.where(
+        severe,
+        rng.uniform(2.2, 6.0, len(rows)),
+        np.where(
+            ckd, rng.uniform(1.2, 2.4, len(rows)), rng.lognormal(np.log(0.85), 0.25, len(rows))
+        ),
+    )
     labs = LabRows()
     ward_labs(rng, len(rows), a.admittime[rows], a.dischtime[rows], cr_base, labs, quirks)
     ids = {"subject_id": cohort.patients.subject_id[subj], "hadm_id": a.hadm_id[rows]}
-    sinks.write("mimiciv_hosp.labevents", labs.finish(rng, sinks.counters["labevent"], ids), "labevent")
+    sinks.write(
+        "mimiciv_hosp.labevents", labs.finish(rng, sinks.counters["labevent"], ids), "labevent"
+    )
 
 
 @contextmanager
 def _progress(enabled: bool, total: int) -> Iterator[Any]:
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, disable=not enabled, transient=False) as progress:
         yield progress, progress.add_task("synthesizing MIMIC-IV", total=total)
 
@@ -160,15 +216,26 @@ def synthesize_mimic_iv(
     default about 1,000 ICU stays. Same version, seed and size give byte-identical files.
     """
     seed = check_seed(seed)
-    sizes = resolve_sizes(REAL_STAYS, REAL_PATIENTS, DEFAULT_STAYS, stays=stays, patients=patients, scale=scale)
+    sizes = resolve_sizes(
+        REAL_STAYS, REAL_PATIENTS, DEFAULT_STAYS, stays=stays, patients=patients, scale=scale
+    )
     quirks = quirks or QuirkRates()
     with staged_source(home, name, force) as stage:
         layout = SourceLayout(stage.staging)
         manifest = SourceManifest(
-            name=name, dataset="mimic-iv", dataset_version="3.1", kind="synthetic", public=True,
-            parameters={"generator": "m4bench-synthetic-mimic-iv", "generator_version": GENERATOR_VERSION,
-                        "seed": seed, "stays": sizes.stays, "scale": round(sizes.scale, 6),
-                        "quirks": quirks.model_dump_json()},
+            name=name,
+            dataset="mimic-iv",
+            dataset_version="3.1",
+            kind="synthetic",
+            public=True,
+            parameters={
+                "generator": "m4bench-synthetic-mimic-iv",
+                "generator_version": GENERATOR_VERSION,
+                "seed": seed,
+                "stays": sizes.stays,
+                "scale": round(sizes.scale, 6),
+                "quirks": quirks.model_dump_json(),
+            },
         )
         _build(seed, sizes.stays, quirks, layout, manifest, progress)
         final = stage.commit()
@@ -178,7 +245,14 @@ def synthesize_mimic_iv(
     return Source(layout, manifest)
 
 
-def _build(seed: int, n_stays: int, quirks: QuirkRates, layout: SourceLayout, manifest: SourceManifest, show: bool) -> None:
+def _build(
+    seed: int,
+    n_stays: int,
+    quirks: QuirkRates,
+    layout: SourceLayout,
+    manifest: SourceManifest,
+    show: bool,
+) -> None:
     cohort = build_cohort(seed, n_stays, quirks)
     conditions = subject_conditions(seed, cohort)
     acute = np.zeros((len(cohort.admissions), 3), dtype=bool)
@@ -199,8 +273,14 @@ def _build(seed: int, n_stays: int, quirks: QuirkRates, layout: SourceLayout, ma
         bar.advance(task)
 
 
-def _write_whole_tables(seed: int, cohort: Cohort, conditions: np.ndarray, acute: np.ndarray,
-                        layout: SourceLayout, manifest: SourceManifest) -> None:
+def _write_whole_tables(
+    seed: int,
+    cohort: Cohort,
+    conditions: np.ndarray,
+    acute: np.ndarray,
+    layout: SourceLayout,
+    manifest: SourceManifest,
+) -> None:
     tables: dict[str, dict[str, Any]] = {
         "mimiciv_hosp.patients": mimic_admin.patients_table(cohort),
         "mimiciv_hosp.admissions": mimic_admin.admissions_table(seed, cohort),

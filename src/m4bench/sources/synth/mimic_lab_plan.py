@@ -15,13 +15,22 @@ from m4bench.sources.synth.mimic_vocab import BG_SPECIMENS_OTHER
 NAN = np.nan
 
 
-def _null_hadm(rng: np.random.Generator, tl: Timeline, admit: np.ndarray, disch: np.ndarray, q: QuirkRates) -> np.ndarray:
+def _null_hadm(
+    rng: np.random.Generator, tl: Timeline, admit: np.ndarray, disch: np.ndarray, q: QuirkRates
+) -> np.ndarray:
     outside = (tl.time < admit[tl.stay]) | (tl.time > disch[tl.stay])
-    return outside | (rng.random(len(tl)) < q.lab_null_hadm)
+    null: np.ndarray = outside | (rng.random(len(tl)) < q.lab_null_hadm)
+    return null
 
 
-def icu_labs(rng: np.random.Generator, s: StayState, admit: np.ndarray, disch: np.ndarray,
-             rows: LabRows, q: QuirkRates) -> None:
+def icu_labs(
+    rng: np.random.Generator,
+    s: StayState,
+    admit: np.ndarray,
+    disch: np.ndarray,
+    rows: LabRows,
+    q: QuirkRates,
+) -> None:
     """Panels of the ICU stays of a chunk, from a week before intime to outtime."""
     n = len(s)
     first = -rng.uniform(0.2, 5.5, n)
@@ -35,10 +44,19 @@ def icu_labs(rng: np.random.Generator, s: StayState, admit: np.ndarray, disch: n
     _blood_gases(rng, s, admit, disch, rows, q)
 
 
-def _chem_cbc(rng: np.random.Generator, s: StayState, tl: Timeline, admit: np.ndarray, disch: np.ndarray,
-              rows: LabRows, q: QuirkRates) -> None:
+def _chem_cbc(
+    rng: np.random.Generator,
+    s: StayState,
+    tl: Timeline,
+    admit: np.ndarray,
+    disch: np.ndarray,
+    rows: LabRows,
+    q: QuirkRates,
+) -> None:
     sev = s.severity_at(tl.stay, np.maximum(tl.hours, 0))
-    cr = creatinine_course(s.cr_base[tl.stay], s.aki_stage[tl.stay], s.aki_peak_h[tl.stay], tl.hours)
+    cr = creatinine_course(
+        s.cr_base[tl.stay], s.aki_stage[tl.stay], s.aki_peak_h[tl.stay], tl.hours
+    )
     cr = cr * rng.normal(1, 0.04, len(tl))
     platelets = s.platelet_base[tl.stay] * (1 - 0.4 * sev)
     infected = s.infection[tl.stay] & (tl.hours > s.infection_h[tl.stay] - 12)
@@ -48,37 +66,74 @@ def _chem_cbc(rng: np.random.Generator, s: StayState, tl: Timeline, admit: np.nd
     rows.panel(rng, tl, cbc, null_hadm, q)
 
 
-def _daily_panels(rng: np.random.Generator, s: StayState, tl: Timeline, null_hadm: np.ndarray, rows: LabRows) -> None:
+def _daily_panels(
+    rng: np.random.Generator, s: StayState, tl: Timeline, null_hadm: np.ndarray, rows: LabRows
+) -> None:
     n = len(tl)
     sev = s.severity_at(tl.stay, np.maximum(tl.hours, 0))
     liver = s.liver[tl.stay]
-    inr = np.clip(1.05 + 0.25 * (liver - 1) * rng.uniform(0.5, 1.5, n) + 0.8 * sev * rng.random(n), 0.8, 9)
-    rows.panel(rng, tl, {51237: inr, 51274: inr * rng.uniform(11, 12.5, n), 51275: rng.normal(32, 6, n)}, null_hadm, QuirkRates())
+    inr = np.clip(
+        1.05 + 0.25 * (liver - 1) * rng.uniform(0.5, 1.5, n) + 0.8 * sev * rng.random(n), 0.8, 9
+    )
+    rows.panel(
+        rng,
+        tl,
+        {51237: inr, 51274: inr * rng.uniform(11, 12.5, n), 51275: rng.normal(32, 6, n)},
+        null_hadm,
+        QuirkRates(),
+    )
     lft = rng.random(n) < 0.6
     bili = np.clip(rng.lognormal(np.log(0.6), 0.4, n) * liver * (1 + sev), 0.1, 45)
-    rows.panel(rng, tl.take(lft), {
-        50885: bili[lft], 50861: rng.lognormal(np.log(30), 0.7, int(lft.sum())) * (1 + 3 * sev[lft]),
-        50878: rng.lognormal(np.log(35), 0.7, int(lft.sum())) * (1 + 3 * sev[lft]),
-        50863: rng.lognormal(np.log(90), 0.4, int(lft.sum())),
-        50862: np.clip(rng.normal(3.4 - 1.3 * sev[lft], 0.4), 1.0, 5.2),
-    }, null_hadm[lft], QuirkRates())
+    rows.panel(
+        rng,
+        tl.take(lft),
+        {
+            50885: bili[lft],
+            50861: rng.lognormal(np.log(30), 0.7, int(lft.sum())) * (1 + 3 * sev[lft]),
+            50878: rng.lognormal(np.log(35), 0.7, int(lft.sum())) * (1 + 3 * sev[lft]),
+            50863: rng.lognormal(np.log(90), 0.4, int(lft.sum())),
+            50862: np.clip(rng.normal(3.4 - 1.3 * sev[lft], 0.4), 1.0, 5.2),
+        },
+        null_hadm[lft],
+        QuirkRates(),
+    )
     septic = s.infection[tl.stay] & (sev > 0.35) & (rng.random(n) < 0.5)
     bands = np.where(septic, rng.uniform(6, 30, n), rng.uniform(0, 5, n))
     diff = rng.random(n) < 0.7
     neut = rng.uniform(55, 88, n)
-    rows.panel(rng, tl.take(diff), {
-        51144: np.round(bands[diff]), 51256: neut[diff], 51244: (95 - neut[diff]) * 0.7,
-        51254: rng.uniform(2, 10, int(diff.sum())), 51200: rng.uniform(0, 4, int(diff.sum())),
-        51146: rng.uniform(0, 1.2, int(diff.sum())),
-    }, null_hadm[diff], QuirkRates())
+    rows.panel(
+        rng,
+        tl.take(diff),
+        {
+            51144: np.round(bands[diff]),
+            51256: neut[diff],
+            51244: (95 - neut[diff]) * 0.7,
+            51254: rng.uniform(2, 10, int(diff.sum())),
+            51200: rng.uniform(0, 4, int(diff.sum())),
+            51146: rng.uniform(0, 1.2, int(diff.sum())),
+        },
+        null_hadm[diff],
+        QuirkRates(),
+    )
 
 
-def _blood_gases(rng: np.random.Generator, s: StayState, admit: np.ndarray, disch: np.ndarray,
-                 rows: LabRows, q: QuirkRates) -> None:
+def _blood_gases(
+    rng: np.random.Generator,
+    s: StayState,
+    admit: np.ndarray,
+    disch: np.ndarray,
+    rows: LabRows,
+    q: QuirkRates,
+) -> None:
     n = len(s)
     vented = timeline(rng, s, s.vent, s.vent_on, s.vent_off, 6.0, 1.0)
-    others = events_at(rng, s.intime, np.where(s.vent, 0, (rng.random(n) < 0.35) * rng.integers(1, 4, n)),
-                       np.full(n, -4.0), np.maximum(s.los_h, 1.0))
+    others = events_at(
+        rng,
+        s.intime,
+        np.where(s.vent, 0, (rng.random(n) < 0.35) * rng.integers(1, 4, n)),
+        np.full(n, -4.0),
+        np.maximum(s.los_h, 1.0),
+    )
     for tl, on_vent in ((vented, True), (others, False)):
         if len(tl) == 0:
             continue
@@ -86,24 +141,50 @@ def _blood_gases(rng: np.random.Generator, s: StayState, admit: np.ndarray, disc
         sev = s.severity_at(tl.stay, np.maximum(tl.hours, 0))
         arterial = rng.random(m) < (0.85 if on_vent else 0.55)
         no_type = rng.random(m) < 0.08
-        fio2 = np.where(on_vent, np.clip(30 + 60 * sev + rng.normal(0, 8, m), 21, 100), rng.uniform(21, 50, m))
+        fio2 = np.where(
+            on_vent, np.clip(30 + 60 * sev + rng.normal(0, 8, m), 21, 100), rng.uniform(21, 50, m)
+        )
         pf = np.clip(rng.normal(430 - 380 * sev, 50), 50, 550)
         po2 = np.where(arterial, pf * fio2 / 100, rng.uniform(25, 50, m))
         null_hadm = _null_hadm(rng, tl, admit, disch, q)
-        spec = rows.panel(rng, tl, _gas_items(rng, s, tl, sev, fio2, po2, arterial, on_vent, q), null_hadm, q)
-        kind = np.where(arterial, "ART.", np.array(BG_SPECIMENS_OTHER, dtype=object)[rng.integers(0, 3, m)])
+        spec = rows.panel(
+            rng, tl, _gas_items(rng, s, tl, sev, fio2, po2, arterial, on_vent, q), null_hadm, q
+        )
+        kind = np.where(
+            arterial, "ART.", np.array(BG_SPECIMENS_OTHER, dtype=object)[rng.integers(0, 3, m)]
+        )
         typed = ~no_type
         rows.text_item(tl.take(typed), spec[typed], null_hadm[typed], 52033, kind[typed])
         pair = arterial & (rng.random(m) < q.bg_simultaneous_venous)
         if pair.any():
             ven = tl.take(pair)
-            vspec = rows.panel(rng, ven, {50821: rng.uniform(25, 50, len(ven)), 50818: rng.normal(46, 6, len(ven)),
-                                          50820: rng.normal(7.35, 0.05, len(ven))}, null_hadm[pair], q)
-            rows.text_item(ven, vspec, null_hadm[pair], 52033, np.full(len(ven), "VEN.", dtype=object))
+            vspec = rows.panel(
+                rng,
+                ven,
+                {
+                    50821: rng.uniform(25, 50, len(ven)),
+                    50818: rng.normal(46, 6, len(ven)),
+                    50820: rng.normal(7.35, 0.05, len(ven)),
+                },
+                null_hadm[pair],
+                q,
+            )
+            rows.text_item(
+                ven, vspec, null_hadm[pair], 52033, np.full(len(ven), "VEN.", dtype=object)
+            )
 
 
-def _gas_items(rng: np.random.Generator, s: StayState, tl: Timeline, sev: np.ndarray, fio2: np.ndarray,
-               po2: np.ndarray, arterial: np.ndarray, on_vent: bool, q: QuirkRates) -> dict[int, np.ndarray]:
+def _gas_items(
+    rng: np.random.Generator,
+    s: StayState,
+    tl: Timeline,
+    sev: np.ndarray,
+    fio2: np.ndarray,
+    po2: np.ndarray,
+    arterial: np.ndarray,
+    on_vent: bool,
+    q: QuirkRates,
+) -> dict[int, np.ndarray]:
     m = len(tl)
     shock = s.pressor[tl.stay] & (tl.hours >= s.pressor_on[tl.stay] - 2)
 
@@ -118,9 +199,13 @@ def _gas_items(rng: np.random.Generator, s: StayState, tl: Timeline, sev: np.nda
         50820: np.clip(rng.normal(7.41 - 0.16 * sev, 0.05), 6.8, 7.7),
         50802: np.round(rng.normal(-6 * sev, 3)),
         50804: np.clip(rng.normal(25 - 7 * sev, 3), 5, 45),
-        50813: some(0.7, np.clip(rng.lognormal(np.log(1.3), 0.4, m) * (1 + 4 * shock * sev), 0.3, 20)),
+        50813: some(
+            0.7, np.clip(rng.lognormal(np.log(1.3), 0.4, m) * (1 + 4 * shock * sev), 0.3, 20)
+        ),
         50816: oxygen,
-        50801: np.where(on_vent & (fio2 >= 50) & arterial & (rng.random(m) < 0.6), np.clip(aado2, 20, 650), NAN),
+        50801: np.where(
+            on_vent & (fio2 >= 50) & arterial & (rng.random(m) < 0.6), np.clip(aado2, 20, 650), NAN
+        ),
         50817: some(0.3, np.clip(rng.normal(95, 3, m), 60, 100)),
         50809: some(0.2, rng.lognormal(np.log(135), 0.3, m)),
         50822: some(0.2, rng.normal(4.1, 0.5, m)),
@@ -138,19 +223,33 @@ def _gas_items(rng: np.random.Generator, s: StayState, tl: Timeline, sev: np.nda
     }
 
 
-def ward_labs(rng: np.random.Generator, n_adm: int, admit: np.ndarray, disch: np.ndarray,
-              cr_base: np.ndarray, rows: LabRows, q: QuirkRates) -> None:
+def ward_labs(
+    rng: np.random.Generator,
+    n_adm: int,
+    admit: np.ndarray,
+    disch: np.ndarray,
+    cr_base: np.ndarray,
+    rows: LabRows,
+    q: QuirkRates,
+) -> None:
     """A few chemistry panels and a blood count per ward admission, some outpatient."""
     counts = rng.integers(0, 4, n_adm)
     span = np.maximum((disch - admit) / HOUR, 1.0)
     tl = events_at(rng, admit, counts, np.full(n_adm, 0.5), span)
-    outpatient = events_at(rng, admit, (rng.random(n_adm) < 0.2).astype(np.int64), np.full(n_adm, -2000.0), np.full(n_adm, -24.0))
+    outpatient = events_at(
+        rng,
+        admit,
+        (rng.random(n_adm) < 0.2).astype(np.int64),
+        np.full(n_adm, -2000.0),
+        np.full(n_adm, -24.0),
+    )
     for draws in (tl, outpatient):
         m = len(draws)
         cr = cr_base[draws.stay] * rng.normal(1.05, 0.12, m)
-        chem, cbc = panel_values(rng, np.full(m, 0.1), cr, rng.lognormal(np.log(240), 0.3, m), np.zeros(m, bool))
+        chem, cbc = panel_values(
+            rng, np.full(m, 0.1), cr, rng.lognormal(np.log(240), 0.3, m), np.zeros(m, bool)
+        )
         null_hadm = _null_hadm(rng, draws, admit, disch, q)
         rows.panel(rng, draws, chem, null_hadm, q)
         keep = rng.random(m) < 0.6
         rows.panel(rng, draws.take(keep), {k: v[keep] for k, v in cbc.items()}, null_hadm[keep], q)
-

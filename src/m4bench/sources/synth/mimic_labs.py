@@ -19,7 +19,15 @@ from m4bench.sources.synth.mimic_events import Timeline, as_text, pick
 from m4bench.sources.synth.mimic_vocab import LAB_TEXT_VALUES, lab_unit
 
 # out-of-range replacements beyond the concepts' validity filters
-OUT_OF_RANGE = {50912: 200.0, 51006: 350.0, 50971: 40.0, 50983: 250.0, 50862: 12.0, 50931: 12000.0, 51221: 120.0}
+OUT_OF_RANGE = {
+    50912: 200.0,
+    51006: 350.0,
+    50971: 40.0,
+    50983: 250.0,
+    50862: 12.0,
+    50931: 12000.0,
+    51221: 120.0,
+}
 
 
 @dataclass
@@ -35,20 +43,55 @@ class LabRows:
     valuenum: list[np.ndarray] = field(default_factory=list)
     next_specimen: int = 0
 
-    def panel(self, rng: np.random.Generator, tl: Timeline, items: dict[int, np.ndarray], null_hadm: np.ndarray, q: QuirkRates) -> np.ndarray:
-        """Add one specimen per timeline entry with every item of ``items``; returns specimen ids."""
+    def panel(
+        self,
+        rng: np.random.Generator,
+        tl: Timeline,
+        items: dict[int, np.ndarray],
+        null_hadm: np.ndarray,
+        q: QuirkRates,
+    ) -> np.ndarray:
+        """One specimen per timeline entry holding every item of ``items``; its specimen ids."""
         n = len(tl)
         spec = rng.integers(1_000_000, 99_999_999, n)
         for itemid, values in items.items():
             present = ~np.isnan(values)
-            self._rows(rng, tl.stay[present], tl.time[present], spec[present], null_hadm[present], itemid, values[present], q)
+            self._rows(
+                rng,
+                tl.stay[present],
+                tl.time[present],
+                spec[present],
+                null_hadm[present],
+                itemid,
+                values[present],
+                q,
+            )
         return spec
 
-    def text_item(self, tl: Timeline, spec: np.ndarray, null_hadm: np.ndarray, itemid: int, text: np.ndarray) -> None:
-        self._append(tl.stay, tl.time, spec, null_hadm, itemid, pa.array(text, pa.string()), np.full(len(tl), np.nan))
+    def text_item(
+        self, tl: Timeline, spec: np.ndarray, null_hadm: np.ndarray, itemid: int, text: np.ndarray
+    ) -> None:
+        self._append(
+            tl.stay,
+            tl.time,
+            spec,
+            null_hadm,
+            itemid,
+            pa.array(text, pa.string()),
+            np.full(len(tl), np.nan),
+        )
 
-    def _rows(self, rng: np.random.Generator, owner: np.ndarray, time: np.ndarray, spec: np.ndarray,
-              null_hadm: np.ndarray, itemid: int, values: np.ndarray, q: QuirkRates) -> None:
+    def _rows(
+        self,
+        rng: np.random.Generator,
+        owner: np.ndarray,
+        time: np.ndarray,
+        spec: np.ndarray,
+        null_hadm: np.ndarray,
+        itemid: int,
+        values: np.ndarray,
+        q: QuirkRates,
+    ) -> None:
         if len(values) == 0:
             return
         decimals = 2 if np.nanmedian(values) < 10 else (1 if np.nanmedian(values) < 100 else 0)
@@ -62,8 +105,16 @@ class LabRows:
         num = np.where(is_text, np.nan, values)
         self._append(owner, time, spec, null_hadm, itemid, pa.array(text, pa.string()), num)
 
-    def _append(self, owner: np.ndarray, time: np.ndarray, spec: np.ndarray, null_hadm: np.ndarray,
-                itemid: int, value: pa.Array, valuenum: np.ndarray) -> None:
+    def _append(
+        self,
+        owner: np.ndarray,
+        time: np.ndarray,
+        spec: np.ndarray,
+        null_hadm: np.ndarray,
+        itemid: int,
+        value: pa.Array,
+        valuenum: np.ndarray,
+    ) -> None:
         self.owner.append(owner)
         self.time.append(time)
         self.specimen.append(spec)
@@ -72,7 +123,9 @@ class LabRows:
         self.value.append(value)
         self.valuenum.append(valuenum)
 
-    def finish(self, rng: np.random.Generator, first_id: int, ids: dict[str, np.ndarray]) -> dict[str, Any]:
+    def finish(
+        self, rng: np.random.Generator, first_id: int, ids: dict[str, np.ndarray]
+    ) -> dict[str, Any]:
         """labevents columns; ``ids`` maps owner index to subject_id and hadm_id."""
         owner = np.concatenate(self.owner) if self.owner else np.zeros(0, np.int64)
         if len(owner) == 0:
@@ -110,16 +163,24 @@ class LabRows:
         }
 
 
-def creatinine_course(base: np.ndarray, stage: np.ndarray, peak_h: np.ndarray, hours: np.ndarray) -> np.ndarray:
-    """Creatinine along the AKI course: baseline until intime, rising to the stage's ratio by the peak."""
+def creatinine_course(
+    base: np.ndarray, stage: np.ndarray, peak_h: np.ndarray, hours: np.ndarray
+) -> np.ndarray:
+    """Creatinine along the AKI course: baseline at intime, the stage's ratio at the peak."""
     ratio = np.select([stage == 3, stage == 2, stage == 1], [3.4, 2.4, 1.6], 1.0)
     rise = np.clip(hours / np.maximum(peak_h, 1.0), 0.0, 1.0)
     fall = np.clip((hours - peak_h) / 120.0, 0.0, 0.5)
-    return base * (1 + (ratio - 1) * (rise - fall * (rise >= 1)))
+    course: np.ndarray = base * (1 + (ratio - 1) * (rise - fall * (rise >= 1)))
+    return course
 
 
-def panel_values(rng: np.random.Generator, sev: np.ndarray, cr: np.ndarray, platelets: np.ndarray,
-                 infection: np.ndarray) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+def panel_values(
+    rng: np.random.Generator,
+    sev: np.ndarray,
+    cr: np.ndarray,
+    platelets: np.ndarray,
+    infection: np.ndarray,
+) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
     """(chemistry, blood count) of draws with severity ``sev`` and creatinine ``cr``."""
     n = len(sev)
     na = rng.normal(139, 4, n)
@@ -152,4 +213,3 @@ def panel_values(rng: np.random.Generator, sev: np.ndarray, cr: np.ndarray, plat
         51301: wbc,
     }
     return chem, cbc
-

@@ -20,10 +20,26 @@ STREAM_LATENT = 4
 
 # chronic condition groups of mimic_icd.json, with their prevalence among ICU patients
 CONDITIONS = (
-    ("mi", 0.15), ("chf", 0.25), ("pvd", 0.10), ("cvd", 0.10), ("dementia", 0.05),
-    ("copd", 0.18), ("rheum", 0.04), ("pud", 0.03), ("mild_liver", 0.08), ("severe_liver", 0.03),
-    ("dm", 0.20), ("dm_cc", 0.08), ("para", 0.03), ("renal", 0.16), ("ckd456", 0.06),
-    ("transplant", 0.01), ("cancer", 0.12), ("heme", 0.03), ("mets", 0.05), ("aids", 0.01),
+    ("mi", 0.15),
+    ("chf", 0.25),
+    ("pvd", 0.10),
+    ("cvd", 0.10),
+    ("dementia", 0.05),
+    ("copd", 0.18),
+    ("rheum", 0.04),
+    ("pud", 0.03),
+    ("mild_liver", 0.08),
+    ("severe_liver", 0.03),
+    ("dm", 0.20),
+    ("dm_cc", 0.08),
+    ("para", 0.03),
+    ("renal", 0.16),
+    ("ckd456", 0.06),
+    ("transplant", 0.01),
+    ("cancer", 0.12),
+    ("heme", 0.03),
+    ("mets", 0.05),
+    ("aids", 0.01),
 )
 CONDITION_INDEX = {name: i for i, (name, _) in enumerate(CONDITIONS)}
 UNIT_CVICU = 2
@@ -85,10 +101,13 @@ class StayState:
     def severity_at(self, stay: np.ndarray, hours: np.ndarray) -> np.ndarray:
         """Severity of each (stay, hour) pair along the stay's trajectory."""
         frac = np.clip(hours / np.maximum(self.los_h[stay], 1.0), 0.0, 1.0)
-        return self.sev0[stay] + (self.sev_end[stay] - self.sev0[stay]) * frac
+        out: np.ndarray = self.sev0[stay] + (self.sev_end[stay] - self.sev0[stay]) * frac
+        return out
 
 
-def stay_state(seed: int, chunk: int, cohort: Cohort, stays: np.ndarray, conditions: np.ndarray) -> StayState:
+def stay_state(
+    seed: int, chunk: int, cohort: Cohort, stays: np.ndarray, conditions: np.ndarray
+) -> StayState:
     """The latent state of the stays ``stays`` (indices into the cohort's stays)."""
     rng = stream_rng(seed, STREAM_LATENT, chunk)
     s = cohort.stays
@@ -97,7 +116,9 @@ def stay_state(seed: int, chunk: int, cohort: Cohort, stays: np.ndarray, conditi
     los_h = (outtime - intime) / HOUR
     sev0 = s.severity[stays]
     died = s.died[stays]
-    sev_end = np.where(died, np.minimum(1.0, sev0 + rng.uniform(0.2, 0.5, n)), sev0 * rng.uniform(0.2, 0.8, n))
+    sev_end = np.where(
+        died, np.minimum(1.0, sev0 + rng.uniform(0.2, 0.5, n)), sev0 * rng.uniform(0.2, 0.8, n)
+    )
     cvicu = s.first_unit[stays] == UNIT_CVICU
     cond = conditions[s.subj[stays]]
     vent, vent_on, vent_off, trach = _ventilation(rng, sev0, los_h, cvicu)
@@ -106,24 +127,49 @@ def stay_state(seed: int, chunk: int, cohort: Cohort, stays: np.ndarray, conditi
     hfnc = free & ~niv & (rng.random(n) < 0.06)
     oxygen = free & (rng.random(n) < 0.75)
     pressor = rng.random(n) < np.clip(-0.06 + 0.8 * sev0 + 0.15 * cvicu, 0.0, 0.95)
-    pressor_on = np.where(rng.random(n) < 0.6, rng.uniform(-2, 6, n), rng.uniform(0, 0.5, n) * los_h)
+    pressor_on = np.where(
+        rng.random(n) < 0.6, rng.uniform(-2, 6, n), rng.uniform(0, 0.5, n) * los_h
+    )
     pressor_on = np.clip(pressor_on, -2, np.maximum(los_h - 2, 0))
     pressor_off = np.minimum(pressor_on + rng.lognormal(np.log(20), 0.8, n), los_h + 1)
     infection = rng.random(n) < 0.12 + 0.65 * sev0
     pre_h = (intime - cohort.admissions.admittime[s.adm[stays]]) / HOUR
     infection_h = rng.uniform(np.clip(-pre_h + 0.5, -30, 0), 48)
     ckd = cond[:, 13] | cond[:, 14]
-    cr_base = np.where(cond[:, 14], rng.uniform(2.2, 6.0, n), np.where(ckd, rng.uniform(1.3, 2.4, n), rng.lognormal(np.log(0.85), 0.25, n)))
+    cr_base = np.where(
+        cond[:, 14],
+        rng.uniform(2.2, 6.0, n),
+        np.where(ckd, rng.uniform(1.3, 2.4, n), rng.lognormal(np.log(0.85), 0.25, n)),
+    )
     aki_draw = rng.random(n) - 0.25 * sev0
     aki_stage = np.select([aki_draw < 0.02, aki_draw < 0.10, aki_draw < 0.25], [3, 2, 1], 0)
     crrt = (aki_stage == 3) & (rng.random(n) < 0.45 + 0.3 * sev0)
     return StayState(
-        intime=intime, outtime=outtime, los_h=los_h, sev0=sev0, sev_end=sev_end, died=died,
-        vent=vent, vent_on=vent_on, vent_off=vent_off, trach=trach, niv=niv, hfnc=hfnc, oxygen=oxygen,
-        pressor=pressor, pressor_on=pressor_on, pressor_off=pressor_off,
-        infection=infection, infection_h=infection_h, aki_stage=aki_stage,
-        aki_peak_h=rng.uniform(6, 60, n), crrt=crrt, cr_base=cr_base,
-        liver=np.where(cond[:, 9] | (rng.random(n) < 0.06 + 0.2 * sev0), rng.uniform(2, 12, n), 1.0),
+        intime=intime,
+        outtime=outtime,
+        los_h=los_h,
+        sev0=sev0,
+        sev_end=sev_end,
+        died=died,
+        vent=vent,
+        vent_on=vent_on,
+        vent_off=vent_off,
+        trach=trach,
+        niv=niv,
+        hfnc=hfnc,
+        oxygen=oxygen,
+        pressor=pressor,
+        pressor_on=pressor_on,
+        pressor_off=pressor_off,
+        infection=infection,
+        infection_h=infection_h,
+        aki_stage=aki_stage,
+        aki_peak_h=rng.uniform(6, 60, n),
+        crrt=crrt,
+        cr_base=cr_base,
+        liver=np.where(
+            cond[:, 9] | (rng.random(n) < 0.06 + 0.2 * sev0), rng.uniform(2, 12, n), 1.0
+        ),
         platelet_base=rng.lognormal(np.log(230), 0.35, n) * (1 - 0.6 * sev0),
         gcs_loss=np.where(rng.random(n) < 0.1 + 0.45 * sev0, rng.integers(1, 13, n), 0),
         weight=np.round(np.clip(rng.normal(82, 20, n), 40, 200), 1),
@@ -136,7 +182,7 @@ def stay_state(seed: int, chunk: int, cohort: Cohort, stays: np.ndarray, conditi
 def _ventilation(
     rng: np.random.Generator, sev: np.ndarray, los_h: np.ndarray, cvicu: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Who is invasively ventilated, from when to when (hours after intime), and who gets a trach."""
+    """Who is invasively ventilated, from/to when (hours after intime), who gets a trach."""
     n = len(sev)
     vent = rng.random(n) < np.clip(0.06 + 0.85 * sev + 0.35 * cvicu, 0, 0.97)
     start = np.where(rng.random(n) < 0.7, rng.uniform(-3, 1, n), rng.uniform(0, 0.4, n) * los_h)

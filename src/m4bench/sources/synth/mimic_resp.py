@@ -63,8 +63,15 @@ def respiratory(rng: np.random.Generator, s: StayState, rows: ChartRows, q: Quir
     rows.text(tl, 226732, np.full(len(tl), DEVICE_NONE, dtype=object))
 
 
-def _invasive(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates,
-              mask: np.ndarray, on: np.ndarray, off: np.ndarray) -> None:
+def _invasive(
+    rng: np.random.Generator,
+    s: StayState,
+    rows: ChartRows,
+    q: QuirkRates,
+    mask: np.ndarray,
+    on: np.ndarray,
+    off: np.ndarray,
+) -> None:
     dev = timeline(rng, s, mask, on, off, 4.0, q.off_hour_time)
     rows.text(dev, 226732, np.full(len(dev), "Endotracheal tube", dtype=object))
     conflict = dev.take(rng.random(len(dev)) < 0.02)
@@ -73,7 +80,9 @@ def _invasive(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkR
     _vent_settings(rng, s, rows, q, settings)
 
 
-def _vent_settings(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates, tl: Timeline) -> None:
+def _vent_settings(
+    rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates, tl: Timeline
+) -> None:
     n = len(tl)
     hamilton = (s.intime[tl.stay] // 3600) % 7 == 0
     modes = pick(rng, COMMON_VENT_MODES, n)
@@ -82,12 +91,26 @@ def _vent_settings(rng: np.random.Generator, s: StayState, rows: ChartRows, q: Q
     near = rng.random(n) < 0.02
     modes[near] = pick(rng, VENT_MODE_NEAR_MISSES, int(near.sum()))
     rows.text(tl.take(~hamilton), 223849, modes[~hamilton])
-    ham_modes = np.array(HAMILTON_MODES_INVASIVE, dtype=object)[np.arange(int(hamilton.sum())) % len(HAMILTON_MODES_INVASIVE)]
+    ham_modes = np.array(HAMILTON_MODES_INVASIVE, dtype=object)[
+        np.arange(int(hamilton.sum())) % len(HAMILTON_MODES_INVASIVE)
+    ]
     rows.text(tl.take(hamilton), 229314, ham_modes)
-    rows.text(tl.take(tl.hours.astype(int) % 12 < 4), 223848, pick(rng, VENTILATOR_TYPES, int((tl.hours.astype(int) % 12 < 4).sum())))
+    rows.text(
+        tl.take(tl.hours.astype(int) % 12 < 4),
+        223848,
+        pick(rng, VENTILATOR_TYPES, int((tl.hours.astype(int) % 12 < 4).sum())),
+    )
     sev = s.severity_at(tl.stay, tl.hours)
-    rows.numeric(tl, 223835, fio2_values(rng, np.clip(30 + 60 * sev + rng.normal(0, 8, n), 21, 100), q), "%", 2)
-    rows.numeric(tl, 220339, np.clip(np.round(5 + 10 * sev + rng.normal(0, 1.5, n)), 0, 24), "cmH2O", 0)
+    rows.numeric(
+        tl,
+        223835,
+        fio2_values(rng, np.clip(30 + 60 * sev + rng.normal(0, 8, n), 21, 100), q),
+        "%",
+        2,
+    )
+    rows.numeric(
+        tl, 220339, np.clip(np.round(5 + 10 * sev + rng.normal(0, 1.5, n)), 0, 24), "cmH2O", 0
+    )
     rows.numeric(tl, 224684, rng.choice([400.0, 450.0, 500.0, 550.0], n), "mL", 0)
     rows.numeric(tl, 224685, rng.normal(470, 60, n), "mL", 0)
     rows.numeric(tl, 224687, np.clip(rng.normal(9, 2, n), 3, 20), "L/min", 1)
@@ -102,8 +125,15 @@ def _vent_settings(rng: np.random.Generator, s: StayState, rows: ChartRows, q: Q
     rows.numeric(few, 224691, np.clip(rng.normal(50, 10, len(few)), 20, 90), "L/min", 0)
 
 
-def _trach(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates,
-           mask: np.ndarray, on: np.ndarray, off: np.ndarray) -> None:
+def _trach(
+    rng: np.random.Generator,
+    s: StayState,
+    rows: ChartRows,
+    q: QuirkRates,
+    mask: np.ndarray,
+    on: np.ndarray,
+    off: np.ndarray,
+) -> None:
     tl = timeline(rng, s, mask, on, off, 4.0, q.off_hour_time)
     rows.text(tl, 226732, pick(rng, DEVICES_TRACH, len(tl)))
     rows.numeric(tl, 223834, rng.uniform(5, 12, len(tl)), "L/min", 0)
@@ -111,8 +141,15 @@ def _trach(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRate
     rows.text(cpap, 223849, np.full(len(cpap), "CPAP/PSV", dtype=object))
 
 
-def _niv(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates,
-         mask: np.ndarray, on: np.ndarray, off: np.ndarray) -> None:
+def _niv(
+    rng: np.random.Generator,
+    s: StayState,
+    rows: ChartRows,
+    q: QuirkRates,
+    mask: np.ndarray,
+    on: np.ndarray,
+    off: np.ndarray,
+) -> None:
     tl = timeline(rng, s, mask, on, off, 2.0, q.off_hour_time)
     kind = np.array(DEVICES_NIV, dtype=object)[tl.stay % 2]
     rows.text(tl, 226732, kind)
@@ -120,25 +157,47 @@ def _niv(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates,
     sev = s.severity_at(tl.stay, tl.hours)
     rows.numeric(tl, 223835, fio2_values(rng, np.clip(35 + 45 * sev, 21, 100), q), "%", 2)
     ham = tl.take(rng.random(len(tl)) < 0.2)
-    rows.text(ham, 229314, np.array(HAMILTON_MODES_NIV, dtype=object)[np.arange(len(ham)) % len(HAMILTON_MODES_NIV)])
+    rows.text(
+        ham,
+        229314,
+        np.array(HAMILTON_MODES_NIV, dtype=object)[np.arange(len(ham)) % len(HAMILTON_MODES_NIV)],
+    )
 
 
-def _hfnc(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates,
-          mask: np.ndarray, on: np.ndarray, off: np.ndarray) -> None:
+def _hfnc(
+    rng: np.random.Generator,
+    s: StayState,
+    rows: ChartRows,
+    q: QuirkRates,
+    mask: np.ndarray,
+    on: np.ndarray,
+    off: np.ndarray,
+) -> None:
     tl = timeline(rng, s, mask, on, off, 3.0, q.off_hour_time)
     rows.text(tl, 226732, np.full(len(tl), DEVICE_HFNC, dtype=object))
     rows.numeric(tl, 223834, rng.uniform(30, 60, len(tl)), "L/min", 0)
     rows.numeric(tl, 223835, fio2_values(rng, rng.uniform(40, 90, len(tl)), q), "%", 2)
 
 
-def _supplemental(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates,
-                  mask: np.ndarray, on: np.ndarray, off: np.ndarray) -> None:
+def _supplemental(
+    rng: np.random.Generator,
+    s: StayState,
+    rows: ChartRows,
+    q: QuirkRates,
+    mask: np.ndarray,
+    on: np.ndarray,
+    off: np.ndarray,
+) -> None:
     tl = timeline(rng, s, mask, on, off, 3.0, q.off_hour_time)
     n = len(tl)
-    per_stay = np.array(DEVICES_SUPPLEMENTAL, dtype=object)[(np.arange(len(s)) + rng.integers(0, 1000)) % len(DEVICES_SUPPLEMENTAL)]
+    per_stay = np.array(DEVICES_SUPPLEMENTAL, dtype=object)[
+        (np.arange(len(s)) + rng.integers(0, 1000)) % len(DEVICES_SUPPLEMENTAL)
+    ]
     device = per_stay[tl.stay]
     near = rng.random(n) < 0.02
-    device[near] = np.array(DEVICE_NEAR_MISSES, dtype=object)[np.arange(int(near.sum())) % len(DEVICE_NEAR_MISSES)]
+    device[near] = np.array(DEVICE_NEAR_MISSES, dtype=object)[
+        np.arange(int(near.sum())) % len(DEVICE_NEAR_MISSES)
+    ]
     rows.text(tl, 226732, device)
     with_flow = rng.random(n) >= q.device_without_flow
     flow = np.where(device == "Nasal cannula", rng.uniform(1, 6, n), rng.uniform(6, 15, n))

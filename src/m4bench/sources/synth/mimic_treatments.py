@@ -11,25 +11,45 @@ from m4bench.sources.synth.core import QuirkRates, group_arange, seconds_to_us
 from m4bench.sources.synth.mimic_cohort import HOUR
 from m4bench.sources.synth.mimic_events import timeline
 from m4bench.sources.synth.mimic_latent import StayState
-from m4bench.sources.synth.mimic_vocab import URINE_ITEMS_MINOR, VASOPRESSOR_RARE_UNITS, VASOPRESSORS
+from m4bench.sources.synth.mimic_vocab import (
+    URINE_ITEMS_MINOR,
+    VASOPRESSOR_RARE_UNITS,
+    VASOPRESSORS,
+)
 
 Columns = dict[str, Any]
 # share of vasopressor stays receiving each drug (norepinephrine first)
-DRUG_SHARE = {221906: 0.85, 222315: 0.3, 221749: 0.25, 221289: 0.12, 221662: 0.08, 221653: 0.06, 221986: 0.05}
+DRUG_SHARE = {
+    221906: 0.85,
+    222315: 0.3,
+    221749: 0.25,
+    221289: 0.12,
+    221662: 0.08,
+    221653: 0.06,
+    221986: 0.05,
+}
 
 
 def _ids(ids: dict[str, np.ndarray], stay: np.ndarray) -> Columns:
-    return {"subject_id": ids["subject_id"][stay], "hadm_id": ids["hadm_id"][stay], "stay_id": ids["stay_id"][stay]}
+    return {
+        "subject_id": ids["subject_id"][stay],
+        "hadm_id": ids["hadm_id"][stay],
+        "stay_id": ids["stay_id"][stay],
+    }
 
 
-def outputevents_chunk(rng: np.random.Generator, s: StayState, ids: dict[str, np.ndarray], q: QuirkRates) -> Columns:
+def outputevents_chunk(
+    rng: np.random.Generator, s: StayState, ids: dict[str, np.ndarray], q: QuirkRates
+) -> Columns:
     """Hourly Foley urine (zeros when anuric), voids, minor urine items and GU irrigation."""
     n = len(s)
     foley = rng.random(n) < 0.85
     tl = timeline(rng, s, foley, -rng.uniform(0, 2, n), s.los_h, 1.0, q.off_hour_time)
     near_peak = np.abs(tl.hours - s.aki_peak_h[tl.stay]) < 18
     stage = np.where(near_peak, s.aki_stage[tl.stay], 0)
-    ml_kg_h = np.select([stage == 3, stage == 2, stage == 1], [0.15, 0.35, 0.45], 1.0) * rng.lognormal(0, 0.35, len(tl))
+    ml_kg_h = np.select(
+        [stage == 3, stage == 2, stage == 1], [0.15, 0.35, 0.45], 1.0
+    ) * rng.lognormal(0, 0.35, len(tl))
     anuric = s.crrt[tl.stay] & near_peak & (rng.random(len(tl)) < 0.7)
     volume = np.where(anuric, 0.0, np.round(ml_kg_h * s.weight[tl.stay]))
     voids = timeline(rng, s, ~foley, 1.0, s.los_h, 4.0, 1.0)
@@ -39,7 +59,11 @@ def outputevents_chunk(rng: np.random.Generator, s: StayState, ids: dict[str, np
     parts = [
         (tl, np.full(len(tl), 226559), volume),
         (voids, np.full(len(voids), 226560), np.round(rng.uniform(100, 600, len(voids)))),
-        (minor, np.array(URINE_ITEMS_MINOR)[minor.stay % len(URINE_ITEMS_MINOR)], np.round(rng.uniform(10, 300, len(minor)))),
+        (
+            minor,
+            np.array(URINE_ITEMS_MINOR)[minor.stay % len(URINE_ITEMS_MINOR)],
+            np.round(rng.uniform(10, 300, len(minor))),
+        ),
         (irr, np.full(len(irr), 227488), np.round(rng.uniform(100, 400, len(irr)))),
         (irr, np.full(len(irr), 227489), np.round(rng.uniform(80, 500, len(irr)))),
     ]
@@ -57,7 +81,9 @@ def outputevents_chunk(rng: np.random.Generator, s: StayState, ids: dict[str, np
     }
 
 
-def _infusions(rng: np.random.Generator, s: StayState) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _infusions(
+    rng: np.random.Generator, s: StayState
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(stay, itemid, start hour, end hour) of every vasoactive infusion of the chunk."""
     stays, items, starts, ends = [], [], [], []
     for itemid, share in DRUG_SHARE.items():
@@ -73,43 +99,83 @@ def _infusions(rng: np.random.Generator, s: StayState) -> tuple[np.ndarray, np.n
         items.append(np.full(int(keep.sum()), itemid))
         starts.append(on[keep])
         ends.append(off[keep])
-    return np.concatenate(stays), np.concatenate(items), np.concatenate(starts), np.concatenate(ends)
+    return (
+        np.concatenate(stays),
+        np.concatenate(items),
+        np.concatenate(starts),
+        np.concatenate(ends),
+    )
 
 
-def inputevents_chunk(rng: np.random.Generator, s: StayState, ids: dict[str, np.ndarray], q: QuirkRates,
-                      first_order: int) -> Columns:
+def inputevents_chunk(
+    rng: np.random.Generator,
+    s: StayState,
+    ids: dict[str, np.ndarray],
+    q: QuirkRates,
+    first_order: int,
+) -> Columns:
     stay, item, on, off = _infusions(rng, s)
     overlap = rng.random(len(stay)) < q.vasopressor_overlap
     mid = on + (off - on) * rng.uniform(0.3, 0.7, len(stay))
     stay = np.concatenate([stay, stay[overlap]])
     item = np.concatenate([item, item[overlap]])
     on2 = np.concatenate([on, mid[overlap]])
-    off = np.concatenate([off, np.minimum(mid[overlap] + rng.uniform(0.2, 1.0, int(overlap.sum())), off[overlap] + 0.5)])
+    off = np.concatenate(
+        [
+            off,
+            np.minimum(
+                mid[overlap] + rng.uniform(0.2, 1.0, int(overlap.sum())), off[overlap] + 0.5
+            ),
+        ]
+    )
     segs = np.maximum(1, np.round((off - on2) / rng.uniform(1.5, 3.5, len(stay)))).astype(np.int64)
     chain = np.repeat(np.arange(len(stay)), segs)
     k = group_arange(segs)
     length = (off - on2)[chain] / segs[chain]
     start_h = on2[chain] + k * length
-    rows = _drip_rows(rng, s, stay[chain], item[chain], start_h, start_h + length, k == segs[chain] - 1, q)
+    rows = _drip_rows(
+        rng, s, stay[chain], item[chain], start_h, start_h + length, k == segs[chain] - 1, q
+    )
     fluids = _fluid_rows(rng, s, q)
     columns = {key: np.concatenate([rows[key], fluids[key]]) for key in rows}
     order = np.lexsort((columns["itemid"], columns["start"], columns["stay"]))
     n = len(order)
     orderid = (first_order + np.arange(n))[order]
-    link = np.concatenate([np.repeat(first_order + np.cumsum(segs) - segs, segs), first_order + len(chain) + np.arange(len(fluids["stay"]))])
-    return _input_columns(rng, s, ids, {key: value[order] for key, value in columns.items()}, orderid, link[order])
+    link = np.concatenate(
+        [
+            np.repeat(first_order + np.cumsum(segs) - segs, segs),
+            first_order + len(chain) + np.arange(len(fluids["stay"])),
+        ]
+    )
+    return _input_columns(
+        rng, s, ids, {key: value[order] for key, value in columns.items()}, orderid, link[order]
+    )
 
 
-def _drip_rows(rng: np.random.Generator, s: StayState, stay: np.ndarray, item: np.ndarray, start_h: np.ndarray,
-               end_h: np.ndarray, last: np.ndarray, q: QuirkRates) -> dict[str, np.ndarray]:
+def _drip_rows(
+    rng: np.random.Generator,
+    s: StayState,
+    stay: np.ndarray,
+    item: np.ndarray,
+    start_h: np.ndarray,
+    end_h: np.ndarray,
+    last: np.ndarray,
+    q: QuirkRates,
+) -> dict[str, np.ndarray]:
     n = len(stay)
     low = np.array([VASOPRESSORS[int(i)][0] for i in item]) if n else np.zeros(0)
     high = np.array([VASOPRESSORS[int(i)][1] for i in item]) if n else np.zeros(0)
     sev = s.severity_at(stay, start_h)
     rate = low + (high - low) * np.clip(sev * rng.uniform(0.4, 1.6, n), 0.02, 1.0)
-    unit = np.array([VASOPRESSORS[int(i)][2] for i in item], dtype=object) if n else np.zeros(0, dtype=object)
+    unit = (
+        np.array([VASOPRESSORS[int(i)][2] for i in item], dtype=object)
+        if n
+        else np.zeros(0, dtype=object)
+    )
     weight = s.weight[stay].copy()
-    rare = (rng.random(n) < q.vasopressor_unit_variant) & np.isin(item, list(VASOPRESSOR_RARE_UNITS))
+    rare = (rng.random(n) < q.vasopressor_unit_variant) & np.isin(
+        item, list(VASOPRESSOR_RARE_UNITS)
+    )
     unit[rare] = np.array([VASOPRESSOR_RARE_UNITS[int(i)] for i in item[rare]], dtype=object)
     ne_mg = rare & (item == 221906)
     weight[ne_mg] = 1.0
@@ -117,26 +183,78 @@ def _drip_rows(rng: np.random.Generator, s: StayState, stay: np.ndarray, item: n
     rate[rare & (item == 222315)] /= 60.0
     minutes = (end_h - start_h) * 60
     per_kg = np.char.find(unit.astype(str), "/kg/") >= 0
-    amount = np.where(per_kg, rate * weight * minutes / 1000, np.where(item == 222315, rate * minutes / 60, rate * minutes / 1000))
-    status = np.where(last, np.where(rng.random(n) < 0.5, "FinishedRunning", "Stopped"), "ChangeDose/Rate").astype(object)
+    amount = np.where(
+        per_kg,
+        rate * weight * minutes / 1000,
+        np.where(item == 222315, rate * minutes / 60, rate * minutes / 1000),
+    )
+    status = np.where(
+        last, np.where(rng.random(n) < 0.5, "FinishedRunning", "Stopped"), "ChangeDose/Rate"
+    ).astype(object)
     odd = rng.random(n)
     status[odd < 0.02] = "Rewritten"
     status[(odd >= 0.02) & (odd < 0.04)] = "Paused"
-    return {"stay": stay, "start": start_h, "end": end_h, "itemid": item, "rate": np.round(rate, 4),
-            "rateuom": unit, "amount": np.round(amount, 4), "amountuom": np.where(item == 222315, "units", "mg").astype(object),
-            "weight": weight, "status": status, "category": np.full(n, "01-Drips", dtype=object),
-            "description": np.full(n, "Continuous Med", dtype=object)}
+    return {
+        "stay": stay,
+        "start": start_h,
+        "end": end_h,
+        "itemid": item,
+        "rate": np.round(rate, 4),
+        "rateuom": unit,
+        "amount": np.round(amount, 4),
+        "amountuom": np.where(item == 222315, "units", "mg").astype(object),
+        "weight": weight,
+        "status": status,
+        "category": np.full(n, "01-Drips", dtype=object),
+        "description": np.full(n, "Continuous Med", dtype=object),
+    }
 
 
 def _fluid_rows(rng: np.random.Generator, s: StayState, q: QuirkRates) -> dict[str, np.ndarray]:
     tl = timeline(rng, s, np.ones(len(s), bool), 0.5, s.los_h, 8.0, q.off_hour_time)
     n = len(tl)
     crrt = timeline(rng, s, s.crrt, s.aki_peak_h, s.aki_peak_h + 48, 6.0, 1.0)
-    block = timeline(rng, s, s.vent & (rng.random(len(s)) < 0.06), s.vent_on + 1, s.vent_on + 13, 4.0, 1.0)
-    parts = [(tl, 225158, "mL/hour", "mL", "02-Fluids (Crystalloids)", "Continuous IV", rng.uniform(50, 250, n)),
-             (crrt, 227536, None, "mEq.", "05-Med Bolus", "Drug Push", None),
-             (block, 221555, "mg/kg/hour", "mg", "01-Drips", "Continuous Med", rng.uniform(0.05, 0.2, len(block)))]
-    out: dict[str, list[np.ndarray]] = {k: [] for k in ("stay", "start", "end", "itemid", "rate", "rateuom", "amount", "amountuom", "weight", "status", "category", "description")}
+    block = timeline(
+        rng, s, s.vent & (rng.random(len(s)) < 0.06), s.vent_on + 1, s.vent_on + 13, 4.0, 1.0
+    )
+    parts = [
+        (
+            tl,
+            225158,
+            "mL/hour",
+            "mL",
+            "02-Fluids (Crystalloids)",
+            "Continuous IV",
+            rng.uniform(50, 250, n),
+        ),
+        (crrt, 227536, None, "mEq.", "05-Med Bolus", "Drug Push", None),
+        (
+            block,
+            221555,
+            "mg/kg/hour",
+            "mg",
+            "01-Drips",
+            "Continuous Med",
+            rng.uniform(0.05, 0.2, len(block)),
+        ),
+    ]
+    out: dict[str, list[np.ndarray]] = {
+        k: []
+        for k in (
+            "stay",
+            "start",
+            "end",
+            "itemid",
+            "rate",
+            "rateuom",
+            "amount",
+            "amountuom",
+            "weight",
+            "status",
+            "category",
+            "description",
+        )
+    }
     for part_tl, item, rate_unit, amount_unit, category, description, rate in parts:
         m = len(part_tl)
         hours = rng.uniform(1, 8, m) if rate is not None else np.full(m, 1 / 60)
@@ -146,7 +264,9 @@ def _fluid_rows(rng: np.random.Generator, s: StayState, q: QuirkRates) -> dict[s
         out["itemid"].append(np.full(m, item))
         out["rate"].append(np.full(m, np.nan) if rate is None else np.round(rate, 3))
         out["rateuom"].append(np.full(m, rate_unit, dtype=object))
-        out["amount"].append(np.round((rate * hours) if rate is not None else rng.uniform(10, 40, m), 3))
+        out["amount"].append(
+            np.round((rate * hours) if rate is not None else rng.uniform(10, 40, m), 3)
+        )
         out["amountuom"].append(np.full(m, amount_unit, dtype=object))
         out["weight"].append(s.weight[part_tl.stay])
         out["status"].append(np.full(m, "FinishedRunning", dtype=object))
@@ -155,8 +275,14 @@ def _fluid_rows(rng: np.random.Generator, s: StayState, q: QuirkRates) -> dict[s
     return {k: np.concatenate(v) for k, v in out.items()}
 
 
-def _input_columns(rng: np.random.Generator, s: StayState, ids: dict[str, np.ndarray], rows: dict[str, np.ndarray],
-                   orderid: np.ndarray, link: np.ndarray) -> Columns:
+def _input_columns(
+    rng: np.random.Generator,
+    s: StayState,
+    ids: dict[str, np.ndarray],
+    rows: dict[str, np.ndarray],
+    orderid: np.ndarray,
+    link: np.ndarray,
+) -> Columns:
     stay = rows["stay"]
     start = s.intime[stay] + (np.round(rows["start"] * 60) * 60).astype(np.int64)
     end = s.intime[stay] + (np.round(rows["end"] * 60) * 60).astype(np.int64)
@@ -189,7 +315,9 @@ def _input_columns(rng: np.random.Generator, s: StayState, ids: dict[str, np.nda
     }
 
 
-def procedureevents_chunk(rng: np.random.Generator, s: StayState, ids: dict[str, np.ndarray]) -> Columns:
+def procedureevents_chunk(
+    rng: np.random.Generator, s: StayState, ids: dict[str, np.ndarray]
+) -> Columns:
     """Dialysis, lines and (unused by the concepts) ventilation procedures."""
     n = len(s)
     ihd = (s.aki_stage == 3) & ~s.crrt & (rng.random(n) < 0.3)
@@ -208,7 +336,9 @@ def procedureevents_chunk(rng: np.random.Generator, s: StayState, ids: dict[str,
     item = np.concatenate([np.full(int(mask.sum()), itemid) for mask, itemid, *_ in spec])
     start_h = np.concatenate([start[mask] for mask, _, start, _, _ in spec])
     dur_h = np.concatenate([dur[mask] for mask, _, _, dur, _ in spec])
-    where = np.concatenate([np.full(int(mask.sum()), loc, dtype=object) for mask, _, _, _, loc in spec])
+    where = np.concatenate(
+        [np.full(int(mask.sum()), loc, dtype=object) for mask, _, _, _, loc in spec]
+    )
     start = s.intime[stay] + (np.round(start_h * 60) * 60).astype(np.int64)
     end = start + np.maximum((np.round(dur_h * 60) * 60).astype(np.int64), 1)
     order = np.lexsort((start, stay))
@@ -233,9 +363,13 @@ def procedureevents_chunk(rng: np.random.Generator, s: StayState, ids: dict[str,
     }
 
 
-def datetimeevents_chunk(rng: np.random.Generator, s: StayState, ids: dict[str, np.ndarray]) -> Columns:
+def datetimeevents_chunk(
+    rng: np.random.Generator, s: StayState, ids: dict[str, np.ndarray]
+) -> Columns:
     stay = np.concatenate([np.flatnonzero(s.art_line), np.flatnonzero(s.crrt)])
-    item = np.concatenate([np.full(int(s.art_line.sum()), 225754), np.full(int(s.crrt.sum()), 224277)])
+    item = np.concatenate(
+        [np.full(int(s.art_line.sum()), 225754), np.full(int(s.crrt.sum()), 224277)]
+    )
     chart = s.intime[stay] + HOUR
     day = (chart // 86_400) * 86_400
     return {
