@@ -154,7 +154,6 @@ def test_a_catalog_with_a_duplicate_task_name_is_refused(tmp_path: Path) -> None
 
 def test_every_skill_front_matter_parses(catalog) -> None:
     for task in catalog.tasks:
-        for name, path in task.skill_paths.items():
-            skill = parse_skill(path)
-            assert skill.name == name
+        for name, skill in task.skills.items():
+            assert skill.name == name and skill.path == task.skill_paths[name]
             assert yaml.safe_load(skill.text.split("---")[1])["version"] == "1.0"

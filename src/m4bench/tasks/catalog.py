@@ -21,7 +21,7 @@ from m4bench.concepts.library import ConceptLibrary
 from m4bench.errors import M4BenchError
 from m4bench.tasks.card import CARD_FILE, DERIVED_SCHEMA, TaskCard, load_card
 from m4bench.tasks.reference import derived_tables_read
-from m4bench.tasks.skills import SKILL_FILE
+from m4bench.tasks.skills import SKILL_FILE, Skill, parse_skill
 
 CATALOG_ROOT = Path(__file__).parent / "catalog"
 INSTRUCTION_FILE = "instruction.md"
@@ -157,6 +157,11 @@ class Task:
             for child in sorted(root.iterdir())
             if child.is_dir() and (child / SKILL_FILE).exists()
         }
+
+    @property
+    def skills(self) -> dict[str, Skill]:
+        """Canonical skills, parsed and validated: ``{name: Skill}``."""
+        return {name: parse_skill(path) for name, path in self.skill_paths.items()}
 
     def render_instruction(self, output_path: str = "./output.csv") -> str:
         return self.instruction.replace("{output_path}", output_path)
