@@ -85,6 +85,18 @@ def test_cli_json_prints_headline_estimands(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "report.html").exists()
 
 
+def test_report_sentences_follow_the_data(tmp_path: Path) -> None:
+    csv_path = write_runs_csv(tmp_path / "runs.csv", grid())
+    analyze(csv_path, tmp_path / "out", AnalysisSettings(reps=300, permutation_reps=300))
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    # levels 0.55 -> 0.67 and 4 of 5 improved are this campaign's, not the paper's
+    assert "mean reward 0.550 → 0.670, delta +0.120" in page
+    assert "4 of 5 tasks improved" in page
+    assert "The largest per-task gain is mimic-sofa-24h-raw (+0.300)" in page
+    assert "0.703" not in page and "paper-release-v1" not in page
+    assert "60 of 60 loaded runs" in page
+
+
 def test_cli_bad_source_exits_2_with_a_hint(tmp_path: Path) -> None:
     done = subprocess.run(
         [
