@@ -234,3 +234,13 @@ def test_every_rule_is_exercised() -> None:
 def test_the_docs_list_every_rule() -> None:
     docs = (Path(__file__).parents[2] / "docs" / "tasks.md").read_text(encoding="utf-8")
     assert [rule for rule in RULES if f"| `{rule}` |" not in docs] == []
+
+
+def test_instruction_naming_a_derived_table_is_rejected(mini: Path) -> None:
+    edit(
+        mini / MELD / "instruction.md",
+        "highest creatinine",
+        "highest creatinine_max of first_day_lab",
+    )
+    found = findings_of(mini, "instruction-sparse")
+    assert [f.message for f in found] == ["instruction names the table 'first_day_lab'"]

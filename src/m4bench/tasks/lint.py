@@ -133,6 +133,7 @@ def lint_task(task: Task, catalog: Catalog, derived: list[str]) -> list[Finding]
     out: list[Finding] = []
     for check in (_card_rules, _instruction_rules, _opspec_rules, _reference_rules):
         out.extend(check(task))
+    out.extend(_instruction_table_names(task, derived))
     out.extend(_skill_rules(task, derived))
     out.extend(_control_rules(task, catalog))
     return out
@@ -275,6 +276,19 @@ def _instruction_rules(task: Task) -> Iterator[Finding]:
             len(text.splitlines()),
             f"instruction must list the columns in order: {contract}",
         )
+
+
+def _instruction_table_names(task: Task, derived: list[str]) -> Iterator[Finding]:
+    """Derived table names (those with an underscore) leak the answer's recipe."""
+    path = task.instruction_path
+    if not path.exists():
+        return
+    tables = {name for name in derived if "_" in name} - set(task.card.evaluation.required_columns)
+    for number, line in enumerate(task.instruction.splitlines(), start=1):
+        for name in sorted(set(re.findall(r"\b[a-z]+_[a-z0-9_]+\b", line)) & tables):
+            yield Finding(
+                "instruction-sparse", path, number, f"instruction names the table {name!r}"
+            )
 
 
 def _skill_rules(task: Task, derived: list[str]) -> Iterator[Finding]:
