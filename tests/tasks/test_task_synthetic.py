@@ -95,6 +95,7 @@ def synthetic(
     source = synthesize_mimic_iv(home, stays=200, seed=7, progress=False)
     catalog = load_catalog()
     needed = sorted({dep for task in catalog.tasks for dep in task.direct_dependencies})
+    needed.append("first_day_gcs")  # for the cross-check below
     build_concepts(source, only=needed, progress=False)
     con = source.connect(read_only=True)
     yield catalog, con
@@ -127,3 +128,17 @@ def test_reference_on_the_synthetic_source(synthetic, name: str) -> None:
         values = table.column(column).to_pylist()
         assert sum(1 for v in values if v) >= 0.05 * len(values), f"{column} rarely scores"
         assert not all(v == maximum for v in values), f"{column} always at {maximum}"
+
+
+def test_gcs_minimum_agrees_with_the_first_day_concept(synthetic) -> None:
+    """Two routes to the lowest first-day GCS: the task's tie-broken pick and the concept."""
+    catalog, con = synthetic
+    table = run_reference(catalog.task("mimic-gcs-24h-raw"), con)
+    ours = dict(
+        zip(table.column("stay_id").to_pylist(), table.column("gcs_min").to_pylist(), strict=True)
+    )
+    rows = con.execute(
+        "SELECT stay_id, COALESCE(gcs_min, 15) FROM mimiciv_derived.first_day_gcs"
+    ).fetchall()
+    assert ours == {stay_id: float(value) for stay_id, value in rows}
+    assert len(set(ours.values())) > 2
