@@ -68,7 +68,7 @@ MIMIC_ROWS: dict[str, list[Row]] = {
         {"labevent_id": "2", "subject_id": "10000032", "hadm_id": "22595853",
          "specimen_id": "2704549", "itemid": "50885", "charttime": "2180-05-06 22:25",
          "value": "<0.2", "valuenum": "", "valueuom": "mg/dL", "flag": "abnormal",
-         "comments": "HEMOLYZED, repeat"},
+         "comments": "HEMOLYZED, \"repeat\"\nsee note"},
     ],
 }  # fmt: skip
 

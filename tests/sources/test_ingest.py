@@ -45,7 +45,7 @@ def test_mimic_catalog_has_official_names_types_and_null_tokens(
     ).fetchall()
     assert labs == [
         (None, dt.datetime(2180, 3, 23, 15, 56), 0.7, None),  # '___' and '' are NULL
-        (22595853, None, None, "HEMOLYZED, repeat"),
+        (22595853, None, None, 'HEMOLYZED, "repeat"\nsee note'),  # quoted, multi-line
     ]
     times = con.execute(
         "SELECT admittime, dischtime, edouttime FROM mimiciv_hosp.admissions ORDER BY hadm_id"
