@@ -95,7 +95,7 @@ def synthetic(
     source = synthesize_mimic_iv(home, stays=200, seed=7, progress=False)
     catalog = load_catalog()
     needed = sorted({dep for task in catalog.tasks for dep in task.direct_dependencies})
-    needed.append("first_day_gcs")  # for the cross-check below
+    needed += ["first_day_gcs", "meld", "creatinine_baseline", "charlson", "sirs"]  # cross-checks
     build_concepts(source, only=needed, progress=False)
     con = source.connect(read_only=True)
     yield catalog, con
@@ -142,3 +142,38 @@ def test_gcs_minimum_agrees_with_the_first_day_concept(synthetic) -> None:
     ).fetchall()
     assert ours == {stay_id: float(value) for stay_id, value in rows}
     assert len(set(ours.values())) > 2
+
+
+CROSS_CHECKS = {  # task: (key, concept table, columns compared)
+    "mimic-meld-24h": ("stay_id", "meld", ["meld"]),
+    "mimic-creatinine-baseline": (
+        "hadm_id",
+        "creatinine_baseline",
+        ["scr_min", "ckd", "mdrd_est", "scr_baseline"],
+    ),
+    "mimic-charlson-raw": ("hadm_id", "charlson", ["age_score", "charlson_comorbidity_index"]),
+    "mimic-sirs-24h-raw": ("stay_id", "sirs", ["sirs", "temp_score", "wbc_score"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CROSS_CHECKS))
+def test_reference_agrees_with_the_library_concept(synthetic, name: str) -> None:
+    """The concept library builds the same score independently; missing counts as 0."""
+    catalog, con = synthetic
+    key, concept, columns = CROSS_CHECKS[name]
+    table = run_reference(catalog.task(name), con)
+    ours = {row[key]: tuple(row[c] for c in columns) for row in table.to_pylist()}
+    nullable = {"scr_min", "scr_baseline"}  # empty by contract when no creatinine exists
+    picked = ", ".join(c if c in nullable else f"COALESCE({c}, 0)" for c in columns)
+    rows = con.execute(f"SELECT {key}, {picked} FROM mimiciv_derived.{concept}").fetchall()
+    theirs = {row[0]: tuple(row[1:]) for row in rows}
+    assert set(ours) == set(theirs)
+    differ = [
+        k
+        for k in ours
+        if any(
+            (a is None) != (b is None) or (a is not None and abs(float(a) - float(b)) > 1e-9)
+            for a, b in zip(ours[k], theirs[k], strict=True)
+        )
+    ]
+    assert differ == [], [(k, ours[k], theirs[k]) for k in differ[:5]]
