@@ -132,3 +132,19 @@ def test_attach_rejects_views_it_cannot_follow(home: DataHome, tmp_path: Path) -
     with pytest.raises(M4BenchError, match="does not exist"):
         attach_m4(home, database)
     assert list_source_names(home) == []  # nothing registered
+
+
+def test_attach_command(home: DataHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from m4bench.cli.data import app
+
+    database = _m4_tree(tmp_path, monkeypatch)
+    result = CliRunner().invoke(
+        app, ["attach-m4", str(database), "--name", "m4", "--public", "--home", str(home.root)],
+        terminal_width=200,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "3 table(s), 5 rows" in result.output
+    assert "not in the database" in result.output
+    assert load_source(home, "m4").manifest.public

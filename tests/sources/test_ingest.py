@@ -277,3 +277,21 @@ def test_public_flag_change_is_saved_without_reingest(home: DataHome, eicu_tree:
     again = ingest_dataset(home, "eicu", eicu_tree, name="e", tables=["patient"], public=True)
     assert again.tables[0].status == "skipped"
     assert load_source(home, "e").manifest.public
+
+
+def test_progress_reports_every_table_to_completion(home: DataHome, eicu_tree: Path) -> None:
+    seen: dict[str, list[float]] = {}
+    ingest_dataset(
+        home, "eicu", eicu_tree, name="e", tables=["patient", "lab"],
+        progress=lambda table, done: seen.setdefault(table, []).append(done),
+    )  # fmt: skip
+    assert set(seen) == {"eicu_crd.patient", "eicu_crd.lab"}
+    for fractions in seen.values():
+        assert fractions[-1] == 1.0
+        assert all(0.0 <= f <= 1.0 for f in fractions)
+    again: dict[str, list[float]] = {}
+    ingest_dataset(
+        home, "eicu", eicu_tree, name="e", tables=["patient"],
+        progress=lambda table, done: again.setdefault(table, []).append(done),
+    )  # fmt: skip
+    assert again == {"eicu_crd.patient": [1.0]}  # skipped tables show as done
