@@ -1,0 +1,201 @@
+"""The backend protocol and the process handle every backend returns.
+
+A backend turns ``(command, spec)`` into a host command line and starts it in its own
+process group; :class:`SandboxProcess` waits for it, enforces the timeout (SIGTERM to
+the whole group, then SIGKILL after the grace period) and reports a
+:class:`SandboxResult`. When the spec asks for ``proxy`` networking, the backend starts
+an :class:`EgressProxy` outside the sandbox for the lifetime of the process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import IO, Protocol
+
+from m4bench.errors import M4BenchError
+from m4bench.sandbox.egress import EgressProxy
+from m4bench.sandbox.spec import SandboxResult, SandboxSpec
+
+_POLL_SECONDS = 0.05
+
+
+class Sandbox(Protocol):
+    """An isolation backend."""
+
+    name: str
+    isolated: bool
+
+    def start(self, command: list[str], spec: SandboxSpec) -> SandboxProcess: ...
+
+    def run(self, command: list[str], spec: SandboxSpec, timeout: float) -> SandboxResult: ...
+
+    def workdir_for_agent(self, spec: SandboxSpec) -> Path: ...
+
+
+class SandboxProcess:
+    """A running sandboxed command (the leader of its own process group)."""
+
+    def __init__(
+        self,
+        popen: subprocess.Popen[bytes],
+        spec: SandboxSpec,
+        backend: str,
+        isolated: bool,
+        proxy: EgressProxy | None,
+        handles: tuple[IO[bytes], IO[bytes]],
+    ) -> None:
+        self._popen = popen
+        self._spec = spec
+        self._backend = backend
+        self._isolated = isolated
+        self._proxy = proxy
+        self._handles = handles
+        self._started = time.monotonic()
+        self._killed = False
+
+    @property
+    def pid(self) -> int:
+        return self._popen.pid
+
+    def poll(self) -> int | None:
+        return self._popen.poll()
+
+    def terminate(self) -> None:
+        """SIGTERM the whole process group, wait the grace period, then SIGKILL it."""
+        self._killed = True
+        self._signal_group(signal.SIGTERM)
+        deadline = time.monotonic() + self._spec.kill_grace_seconds
+        while self._popen.poll() is None and time.monotonic() < deadline:
+            time.sleep(_POLL_SECONDS)
+        self._signal_group(signal.SIGKILL)
+        self._popen.wait()
+
+    def wait(self, timeout: float | None = None) -> SandboxResult:
+        """Wait up to ``timeout`` seconds (``None``: forever), then stop and report."""
+        deadline = None if timeout is None else self._started + timeout
+        timed_out = False
+        while self._popen.poll() is None:
+            if deadline is not None and time.monotonic() >= deadline:
+                timed_out = True
+                self.terminate()
+                break
+            time.sleep(_POLL_SECONDS)
+        elapsed = time.monotonic() - self._started
+        self._signal_group(signal.SIGKILL)
+        self._close()
+        return SandboxResult(
+            backend=self._backend,
+            isolated=self._isolated,
+            returncode=self._popen.returncode,
+            timed_out=timed_out,
+            killed=self._killed,
+            elapsed_seconds=round(elapsed, 3),
+            stdout_path=self._spec.stdout_path,
+            stderr_path=self._spec.stderr_path,
+            publishable=self._isolated,
+            publishable_reason=(
+                f"isolated by the {self._backend} sandbox"
+                if self._isolated
+                else f"the {self._backend} backend does not isolate the agent"
+            ),
+        )
+
+    def _signal_group(self, sig: signal.Signals) -> None:
+        # Leftover members of the group (daemonised children) are reaped too.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._popen.pid, sig)
+
+    def _close(self) -> None:
+        for handle in self._handles:
+            handle.close()
+        if self._proxy is not None:
+            self._proxy.stop()
+            self._proxy = None
+
+
+class ProcessSandbox:
+    """Shared start/run logic; subclasses build the host command line."""
+
+    name = "abstract"
+    isolated = True
+
+    def build_argv(
+        self, command: list[str], spec: SandboxSpec, egress_socket: Path | None
+    ) -> list[str]:
+        raise NotImplementedError
+
+    def host_environment(self, spec: SandboxSpec) -> dict[str, str]:
+        """Environment of the host-side launcher (the sandbox itself gets ``spec.env``)."""
+        return {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+
+    def host_cwd(self, spec: SandboxSpec) -> Path:
+        return spec.workdir
+
+    def workdir_for_agent(self, spec: SandboxSpec) -> Path:
+        return spec.workdir_in_sandbox
+
+    def start(self, command: list[str], spec: SandboxSpec) -> SandboxProcess:
+        if not command:
+            raise M4BenchError("sandbox: empty command", hint="pass the program to run")
+        if not spec.workdir.is_dir():
+            raise M4BenchError(
+                f"{spec.workdir}: workdir does not exist", hint="create it before starting"
+            )
+        for mount in spec.mounts:
+            if not mount.host.exists():
+                raise M4BenchError(
+                    f"{mount.host}: mount source does not exist",
+                    hint="provision the task first, or drop the mount from the spec",
+                )
+        spec.log_dir.mkdir(parents=True, exist_ok=True)
+        proxy = self._start_proxy(spec)
+        try:
+            argv = self.build_argv(command, spec, proxy.socket_path if proxy else None)
+            return self._spawn(argv, spec, proxy)
+        except BaseException:
+            if proxy is not None:
+                proxy.stop()
+            raise
+
+    def run(self, command: list[str], spec: SandboxSpec, timeout: float) -> SandboxResult:
+        return self.start(command, spec).wait(timeout)
+
+    def _start_proxy(self, spec: SandboxSpec) -> EgressProxy | None:
+        if spec.network != "proxy":
+            return None
+        socket_dir = Path(tempfile.mkdtemp(prefix="m4bench-egress-"))
+        proxy = EgressProxy(
+            socket_dir / "egress.sock", set(spec.allowed_endpoints), spec.egress_log_path
+        )
+        proxy.start()
+        return proxy
+
+    def _spawn(
+        self, argv: list[str], spec: SandboxSpec, proxy: EgressProxy | None
+    ) -> SandboxProcess:
+        stdout = spec.stdout_path.open("wb")
+        stderr = spec.stderr_path.open("wb")
+        try:
+            popen = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=stderr,
+                cwd=self.host_cwd(spec),
+                env=self.host_environment(spec),
+                start_new_session=True,
+            )
+        except OSError as exc:
+            stdout.close()
+            stderr.close()
+            raise M4BenchError(
+                f"sandbox {self.name}: cannot start {argv[0]}: {exc}",
+                hint=f"check that {argv[0]} is installed and executable",
+            ) from exc
+        return SandboxProcess(popen, spec, self.name, self.isolated, proxy, (stdout, stderr))

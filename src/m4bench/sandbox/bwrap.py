@@ -1,0 +1,144 @@
+"""The bubblewrap backend: unprivileged Linux namespaces plus ``prlimit`` rlimits.
+
+The sandbox sees ``/usr`` (and the ``/lib``, ``/bin`` links into it), a few certificate
+and alternatives directories of ``/etc``, fresh ``/proc`` and ``/dev``, a private
+size-capped ``/tmp``, the workdir (writable) and exactly the mounts of the spec (read
+only). Nothing of the user's home is bound. All namespaces are unshared (the network
+namespace holds only ``lo``), nested user namespaces are disabled, every capability is
+dropped, the environment is cleared, and the sandbox dies with the harness.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from m4bench.errors import M4BenchError
+from m4bench.sandbox.base import ProcessSandbox
+from m4bench.sandbox.egress import proxy_environment
+from m4bench.sandbox.spec import (
+    BRIDGE_IN_SANDBOX,
+    EGRESS_SOCKET_IN_SANDBOX,
+    Limits,
+    NetworkMode,
+    SandboxSpec,
+)
+
+BRIDGE_SCRIPT = Path(__file__).with_name("egress_bridge.py")
+SYSTEM_PYTHON = "/usr/bin/python3"
+_ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+_ETC_DIRS = ("/etc/ssl", "/etc/ca-certificates", "/etc/alternatives", "/etc/pki")
+_INSTALL_HINT = (
+    "install bubblewrap (Debian/Ubuntu: sudo apt-get install bubblewrap; Fedora: sudo dnf "
+    "install bubblewrap; or run scripts/system-deps.sh), or choose --sandbox docker|none"
+)
+
+
+def check_bwrap_available() -> None:
+    """Raise a clear error unless ``bwrap`` and ``prlimit`` exist and namespaces work."""
+    for tool, package in (("bwrap", "bubblewrap"), ("prlimit", "util-linux")):
+        if shutil.which(tool) is None:
+            raise M4BenchError(
+                f"sandbox bwrap: '{tool}' not found on PATH ({package})", _INSTALL_HINT
+            )
+    probe = subprocess.run(
+        ["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "true"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if probe.returncode != 0:
+        raise M4BenchError(
+            f"sandbox bwrap: bubblewrap cannot create namespaces: {probe.stderr.strip()}",
+            hint="enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 "
+            "or user.max_user_namespaces > 0), or choose --sandbox docker|none",
+        )
+
+
+def _count_tasks_of(uid: int) -> int:
+    """Tasks (processes and threads) owned by ``uid``; RLIMIT_NPROC counts them all."""
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid == uid:
+                total += len(os.listdir(entry / "task"))
+        except OSError:
+            continue
+    return total
+
+
+def prlimit_argv(limits: Limits) -> list[str]:
+    """``prlimit`` options for the limits (soft = hard).
+
+    RLIMIT_NPROC counts every task of the real user id, not only the sandbox's; the
+    limit is therefore the user's current task count plus the allowance.
+    """
+    argv = ["prlimit"]
+    if limits.cpu_seconds is not None:
+        argv.append(f"--cpu={limits.cpu_seconds}")
+    if limits.address_space_bytes is not None:
+        argv.append(f"--as={limits.address_space_bytes}")
+    if limits.file_size_bytes is not None:
+        argv.append(f"--fsize={limits.file_size_bytes}")
+    if limits.processes is not None:
+        argv.append(f"--nproc={_count_tasks_of(os.getuid()) + limits.processes}")
+    return [*argv, "--"]
+
+
+def _base_filesystem() -> list[str]:
+    argv = ["--ro-bind", "/usr", "/usr"]
+    for name in _ROOT_LINKS:
+        path = Path("/") / name
+        if path.is_symlink():
+            argv += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            argv += ["--ro-bind", str(path), str(path)]
+    for etc in _ETC_DIRS:
+        argv += ["--ro-bind-try", etc, etc]
+    return argv
+
+
+class BwrapSandbox(ProcessSandbox):
+    """Default backend on Linux."""
+
+    name = "bwrap"
+    isolated = True
+
+    def __init__(self, check: bool = True) -> None:
+        if check:
+            check_bwrap_available()
+
+    def build_argv(
+        self, command: list[str], spec: SandboxSpec, egress_socket: Path | None
+    ) -> list[str]:
+        argv = [*prlimit_argv(spec.limits), "bwrap"]
+        argv += ["--unshare-all", "--unshare-user", "--disable-userns"]
+        argv += ["--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL"]
+        argv += _base_filesystem()
+        argv += ["--proc", "/proc", "--dev", "/dev"]
+        argv += ["--size", str(spec.limits.tmp_size_bytes), "--tmpfs", "/tmp"]
+        for mount in sorted(spec.mounts, key=lambda m: (len(m.sandbox.parts), str(m.sandbox))):
+            argv += ["--ro-bind", str(mount.host), str(mount.sandbox)]
+        argv += ["--bind", str(spec.workdir), str(spec.workdir_in_sandbox)]
+        argv += ["--chdir", str(spec.workdir_in_sandbox)]
+        env = dict(spec.env)
+        prefix: list[str] = []
+        if spec.network is NetworkMode.PROXY:
+            if egress_socket is None:
+                raise M4BenchError("sandbox bwrap: proxy networking without an egress socket")
+            argv += ["--ro-bind", str(BRIDGE_SCRIPT), str(BRIDGE_IN_SANDBOX)]
+            argv += ["--bind", str(egress_socket), str(EGRESS_SOCKET_IN_SANDBOX)]
+            env.update(proxy_environment(spec.proxy_port))
+            prefix = [SYSTEM_PYTHON, "-I", str(BRIDGE_IN_SANDBOX)]
+            prefix += ["--socket", str(EGRESS_SOCKET_IN_SANDBOX), "--port", str(spec.proxy_port)]
+            prefix += ["--"]
+        for key in sorted(env):
+            argv += ["--setenv", key, env[key]]
+        return [*argv, "--", *prefix, *command]
+
+    def path_for_agent(self, spec: SandboxSpec, host_path: Path) -> Path | None:
+        return spec.path_in_sandbox(host_path)

@@ -1,0 +1,247 @@
+"""The allowlisting egress proxy that runs outside the sandbox.
+
+It listens on a Unix socket; the sandbox gets the socket bind-mounted and a small
+bridge (``egress_bridge.py``) that exposes it as ``127.0.0.1:<port>`` inside the
+sandbox's own network namespace. It speaks HTTP ``CONNECT`` (for TLS) and plain-HTTP
+forwarding with absolute URIs. A connection is allowed only to an exact ``host:port``
+on the allowlist; every attempt, allowed or refused, is appended to a JSONL log that
+lives outside the workdir.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import selectors
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel
+
+from m4bench.errors import M4BenchError
+
+_MAX_HEAD = 64 * 1024
+_CONNECT_TIMEOUT = 15.0
+_BUFFER = 64 * 1024
+
+
+class EgressEvent(BaseModel):
+    """One connection attempt seen by the proxy."""
+
+    ts: float
+    method: str
+    host: str
+    port: int
+    allowed: bool
+    reason: str
+
+
+def proxy_environment(port: int) -> dict[str, str]:
+    """Variables that point HTTP clients inside the sandbox at the bridge."""
+    url = f"http://127.0.0.1:{port}"
+    names = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+    env = dict.fromkeys(names, url)
+    env["NO_PROXY"] = env["no_proxy"] = ""
+    return env
+
+
+class _Request(BaseModel):
+    method: str
+    host: str
+    port: int
+    head: bytes
+    rest: bytes
+
+
+class EgressProxy:
+    """A threaded allowlisting proxy on a Unix socket. ``start()`` then ``stop()``."""
+
+    def __init__(self, socket_path: Path, allowlist: set[str], log_path: Path) -> None:
+        self.socket_path = socket_path
+        self.allowlist = {item.lower() for item in allowlist}
+        self.log_path = log_path
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._server: socket.socket | None = None
+        self._thread: threading.Thread | None = None
+        self._started = time.monotonic()
+        self._open: set[socket.socket] = set()
+
+    def start(self) -> None:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.log_path.touch()
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            server.bind(str(self.socket_path))
+        except OSError as exc:
+            server.close()
+            raise M4BenchError(
+                f"{self.socket_path}: cannot listen for the egress proxy: {exc}",
+                hint="the path must be short (under 108 bytes) and its directory writable",
+            ) from exc
+        self.socket_path.chmod(0o660)
+        server.listen(64)
+        server.settimeout(0.2)
+        self._server = server
+        self._started = time.monotonic()
+        self._thread = threading.Thread(target=self._accept_loop, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        if self._server is not None:
+            self._server.close()
+        with self._lock:
+            for conn in list(self._open):
+                with contextlib.suppress(OSError):
+                    conn.close()
+        with contextlib.suppress(OSError):
+            self.socket_path.unlink()
+        if self.socket_path.parent.name.startswith("m4bench-egress-"):
+            shutil.rmtree(self.socket_path.parent, ignore_errors=True)
+
+    def __enter__(self) -> EgressProxy:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _accept_loop(self) -> None:
+        assert self._server is not None
+        while not self._stopping.is_set():
+            try:
+                client, _ = self._server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+
+    def _log(self, method: str, host: str, port: int, allowed: bool, reason: str) -> None:
+        event = EgressEvent(
+            ts=round(time.monotonic() - self._started, 3),
+            method=method,
+            host=host,
+            port=port,
+            allowed=allowed,
+            reason=reason,
+        )
+        with self._lock, self.log_path.open("a", encoding="utf-8") as handle:
+            handle.write(event.model_dump_json() + "\n")
+
+    def _serve(self, client: socket.socket) -> None:
+        with self._lock:
+            self._open.add(client)
+        try:
+            self._handle(client)
+        except OSError:
+            pass
+        finally:
+            with self._lock:
+                self._open.discard(client)
+            with contextlib.suppress(OSError):
+                client.close()
+
+    def _handle(self, client: socket.socket) -> None:
+        client.settimeout(_CONNECT_TIMEOUT)
+        request, problem = _read_request(client)
+        if request is None:
+            self._log("?", "", 0, False, problem)
+            _reply(client, 400, "Bad Request")
+            return
+        target = f"{request.host}:{request.port}"
+        if target not in self.allowlist:
+            self._log(request.method, request.host, request.port, False, "not on the allowlist")
+            _reply(client, 403, "Forbidden")
+            return
+        try:
+            upstream = socket.create_connection(
+                (request.host, request.port), timeout=_CONNECT_TIMEOUT
+            )
+        except OSError as exc:
+            self._log(request.method, request.host, request.port, True, f"upstream error: {exc}")
+            _reply(client, 502, "Bad Gateway")
+            return
+        self._log(request.method, request.host, request.port, True, "allowlisted")
+        with upstream:
+            if request.method == "CONNECT":
+                client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            else:
+                upstream.sendall(request.head + request.rest)
+            _relay(client, upstream, self._stopping)
+
+
+def _reply(client: socket.socket, code: int, text: str) -> None:
+    body = f"{code} {text}: blocked by the m4bench egress proxy\n".encode()
+    head = f"HTTP/1.1 {code} {text}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    with contextlib.suppress(OSError):
+        client.sendall(head.encode() + body)
+
+
+def _read_request(client: socket.socket) -> tuple[_Request | None, str]:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = client.recv(4096)
+        if not chunk:
+            return None, "connection closed before a complete request head"
+        data += chunk
+        if len(data) > _MAX_HEAD:
+            return None, "request head too large"
+    head, rest = data.split(b"\r\n\r\n", 1)
+    lines = head.decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ")
+    if len(parts) != 3:
+        return None, f"malformed request line {lines[0][:80]!r}"
+    method, target, version = parts
+    if method == "CONNECT":
+        host, _, port = target.rpartition(":")
+        if not port.isdigit():
+            return None, f"CONNECT target without a port: {target[:80]!r}"
+        return _Request(method=method, host=_host(host), port=int(port), head=b"", rest=rest), ""
+    return _forward_request(method, target, version, lines[1:], rest)
+
+
+def _forward_request(
+    method: str, target: str, version: str, headers: list[str], rest: bytes
+) -> tuple[_Request | None, str]:
+    url = urlsplit(target)
+    if url.scheme != "http" or not url.hostname:
+        return None, f"only absolute http:// URIs can be forwarded, got {target[:80]!r}"
+    try:
+        port = url.port or 80
+    except ValueError:
+        return None, f"bad port in {target[:80]!r}"
+    path = url.path or "/"
+    if url.query:
+        path += "?" + url.query
+    kept = [h for h in headers if not h.lower().startswith(("proxy-", "connection:"))]
+    lines = [f"{method} {path} {version}", *kept, "Connection: close", "", ""]
+    head = "\r\n".join(lines).encode("latin-1")
+    return _Request(method=method, host=_host(url.hostname), port=port, head=head, rest=rest), ""
+
+
+def _host(raw: str) -> str:
+    return raw.strip("[]").lower()
+
+
+def _relay(a: socket.socket, b: socket.socket, stopping: threading.Event) -> None:
+    """Copy bytes both ways until either side closes."""
+    a.settimeout(None)
+    b.settimeout(None)
+    with selectors.DefaultSelector() as selector:
+        selector.register(a, selectors.EVENT_READ, b)
+        selector.register(b, selectors.EVENT_READ, a)
+        while not stopping.is_set():
+            for key, _ in selector.select(timeout=0.5):
+                source: socket.socket = key.fileobj  # type: ignore[assignment]
+                sink: socket.socket = key.data
+                chunk = source.recv(_BUFFER)
+                if not chunk:
+                    return
+                sink.sendall(chunk)

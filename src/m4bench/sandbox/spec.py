@@ -1,0 +1,134 @@
+"""What a sandboxed command may see and use, and what became of it.
+
+A :class:`SandboxSpec` is backend-neutral: the same spec drives bubblewrap, Docker or
+the unisolated development backend. Paths are host paths unless named ``*_in_sandbox``.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+DEFAULT_WORKDIR_IN_SANDBOX = Path("/workdir")
+BRIDGE_IN_SANDBOX = Path("/run/m4bench/egress_bridge.py")
+EGRESS_SOCKET_IN_SANDBOX = Path("/run/m4bench/egress.sock")
+DEFAULT_PROXY_PORT = 18080
+
+
+class NetworkMode(StrEnum):
+    """``none``: only a private loopback. ``proxy``: allowlisted endpoints via the egress proxy."""
+
+    NONE = "none"
+    PROXY = "proxy"
+
+
+class Mount(BaseModel):
+    """A read-only bind of ``host`` at ``sandbox`` (a file or a directory)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    host: Path
+    sandbox: Path
+
+    @field_validator("host", "sandbox")
+    @classmethod
+    def _absolute(cls, value: Path) -> Path:
+        if not value.is_absolute():
+            raise ValueError(f"mount path must be absolute, got {value}")
+        return value
+
+
+class Limits(BaseModel):
+    """Resource limits applied to every process in the sandbox (``None`` = unlimited)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    cpu_seconds: int | None = Field(default=None, ge=1)
+    address_space_bytes: int | None = Field(default=None, ge=1 << 20)
+    file_size_bytes: int | None = Field(default=None, ge=1)
+    processes: int | None = Field(default=512, ge=1)
+    tmp_size_bytes: int = Field(default=1 << 30, ge=1 << 20)
+
+
+def _check_endpoint(value: str) -> str:
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"endpoint must be 'host:port', got {value!r}")
+    return f"{host.lower()}:{int(port)}"
+
+
+class SandboxSpec(BaseModel):
+    """Everything a backend needs to isolate one command."""
+
+    model_config = ConfigDict(frozen=True)
+
+    workdir: Path
+    workdir_in_sandbox: Path = DEFAULT_WORKDIR_IN_SANDBOX
+    mounts: tuple[Mount, ...] = ()
+    env: dict[str, str] = Field(default_factory=dict)
+    network: NetworkMode = NetworkMode.NONE
+    allowed_endpoints: tuple[str, ...] = ()
+    log_dir: Path
+    proxy_port: int = Field(default=DEFAULT_PROXY_PORT, ge=1024, lt=65536)
+    limits: Limits = Field(default_factory=Limits)
+    kill_grace_seconds: float = Field(default=5.0, ge=0)
+
+    @model_validator(mode="after")
+    def _logs_outside_workdir(self) -> SandboxSpec:
+        log_dir, workdir = self.log_dir.resolve(), self.workdir.resolve()
+        if log_dir == workdir or workdir in log_dir.parents:
+            raise ValueError(
+                f"log_dir {self.log_dir} is inside the workdir {self.workdir}; the sandboxed "
+                "command could rewrite its own logs: choose a directory outside it"
+            )
+        return self
+
+    @field_validator("allowed_endpoints")
+    @classmethod
+    def _endpoints(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(sorted({_check_endpoint(item) for item in value}))
+
+    @field_validator("workdir", "workdir_in_sandbox", "log_dir")
+    @classmethod
+    def _absolute(cls, value: Path) -> Path:
+        if not value.is_absolute():
+            raise ValueError(f"workdir must be an absolute path, got {value}")
+        return value
+
+    @property
+    def stdout_path(self) -> Path:
+        return self.log_dir / "stdout.log"
+
+    @property
+    def stderr_path(self) -> Path:
+        return self.log_dir / "stderr.log"
+
+    @property
+    def egress_log_path(self) -> Path:
+        return self.log_dir / "egress.jsonl"
+
+    def path_in_sandbox(self, host_path: Path) -> Path | None:
+        """Where a host path appears inside an isolating sandbox, or ``None`` if hidden."""
+        candidates = [(self.workdir, self.workdir_in_sandbox)]
+        candidates += [(m.host, m.sandbox) for m in self.mounts]
+        for host, inner in sorted(candidates, key=lambda c: len(c[0].parts), reverse=True):
+            if host_path == host or host in host_path.parents:
+                return inner / host_path.relative_to(host)
+        return None
+
+
+class SandboxResult(BaseModel):
+    """How a sandboxed command ended. Written by the harness, never by the command."""
+
+    backend: str
+    isolated: bool
+    returncode: int | None
+    timed_out: bool
+    killed: bool
+    elapsed_seconds: float
+    stdout_path: Path
+    stderr_path: Path
+    publishable: bool
+    publishable_reason: str
