@@ -216,7 +216,7 @@ def test_weight_durations_same_start_gives_one_zero_length_interval(insert, buil
     assert got == [(at(-2), at(5), 80), (at(5), at(74), 81)]
 
 
-def test_height_converts_inches_and_keeps_the_reference_id_quirk(insert, build, rows):
+def test_height_converts_inches_and_keeps_ids_of_inch_only_rows(insert, build, rows):
     insert(
         "mimiciv_icu.chartevents",
         [
@@ -227,7 +227,7 @@ def test_height_converts_inches_and_keeps_the_reference_id_quirk(insert, build, 
                 "charttime": at(1),
                 "valuenum": 170,
             },
-            # inch-only: 70 in = 177.8 cm, kept but with NULL ids and time
+            # inch-only: 70 in = 177.8 cm, with its own ids (a recorded deviation)
             chart(100, 226707, 2, 70, subject_id=1),
             # both at one time: the cm value wins
             {
@@ -263,8 +263,8 @@ def test_height_converts_inches_and_keeps_the_reference_id_quirk(insert, build, 
         for r in rows("height", order_by="height")
     ]
     assert got == [
-        (None, None, None, Decimal("165.95")),
+        (1, 100, at(6), Decimal("165.95")),
         (1, 100, at(1), Decimal("170.00")),
-        (None, None, None, Decimal("177.80")),
+        (1, 100, at(2), Decimal("177.80")),
         (1, 100, at(3), Decimal("180.00")),
     ]

@@ -4,8 +4,9 @@
 -- each cast to DECIMAL(18,3) and rounded to 2 decimals; the two are full-outer-joined on
 -- (subject_id, charttime); height = the cm value if present else the converted inch value; kept
 -- when 120 < height < 230.
--- subject_id, stay_id and charttime come from the cm side only (kept quirk of the reference):
--- inch-only rows keep their height but have NULL ids and time.
+-- Deviation: subject_id, stay_id and charttime are taken from whichever side is present. The
+-- reference takes them from the cm side only (a typo), so inch-only heights lose their ids and
+-- time and never reach first_day_height; no task reference reads height or first_day_height.
 WITH inches AS (
     SELECT
         subject_id,
@@ -30,9 +31,9 @@ centimetres AS (
 
 paired AS (
     SELECT
-        cm.subject_id,
-        cm.stay_id,
-        cm.charttime,
+        COALESCE(cm.subject_id, inch.subject_id) AS subject_id,
+        COALESCE(cm.stay_id, inch.stay_id) AS stay_id,
+        COALESCE(cm.charttime, inch.charttime) AS charttime,
         COALESCE(cm.height, inch.height) AS height
     FROM centimetres AS cm
     FULL OUTER JOIN inches AS inch

@@ -2,7 +2,7 @@
 -- Grain: one row per ICU stay (stay_id); every icustays row, NULL when no height
 -- Inputs: mimiciv_icu.icustays left-joined to mimiciv_derived.height on stay_id with charttime
 -- in [intime - 6 h, intime + 24 h]; height = AVG cast to DECIMAL(18,3) and rounded to 2 decimals.
--- Inch-only heights have no stay_id in `height` and are therefore not seen (kept quirk).
+-- Inch-only heights count too (see the deviation recorded in `height`).
 SELECT
     ie.subject_id,
     ie.stay_id,
