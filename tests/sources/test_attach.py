@@ -50,9 +50,9 @@ def _m4_tree(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     db = duckdb.connect(str(database))
     for schema in ("mimiciv_hosp", "mimiciv_derived"):
         db.execute(f"CREATE SCHEMA {schema}")
+    # DuckDB's replacement scan: FROM 'file.parquet' without read_parquet.
     db.execute(
-        "CREATE VIEW mimiciv_hosp.patients AS SELECT * FROM "
-        f"read_parquet('{parquet / 'hosp/patients.parquet'}')"
+        f"CREATE VIEW mimiciv_hosp.patients AS SELECT * FROM '{parquet / 'hosp/patients.parquet'}'"
     )
     # A path relative to the M4 project directory (its working directory when built).
     monkeypatch.chdir(root)

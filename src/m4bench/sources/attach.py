@@ -36,8 +36,7 @@ from m4bench.sources.lock import source_lock
 from m4bench.sources.schema import EICU, MIMIC_IV
 from m4bench.sources.schema.base import DatasetSchema, Table
 
-_SCAN_CALL = re.compile(r"(?:read_parquet|parquet_scan)\s*\(", re.IGNORECASE)
-_QUOTED = re.compile(r"'((?:[^']|'')*)'")
+_QUOTED = re.compile(r"'((?:[^']|'')*)'|\"((?:[^\"]|\"\")*)\"")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
 AttachProgress = Callable[[str, int, int], None]
@@ -142,26 +141,33 @@ def _refuse_other_kind(layout: SourceLayout, name: str) -> None:
 
 
 def _scanned_files(database: Path, table: Table, view_sql: str) -> tuple[str, list[Path]]:
-    """The Parquet path (or glob) a view scans, and the files it matches."""
-    call = _SCAN_CALL.search(view_sql)
-    if call is None:
+    """The Parquet path (or glob) a view scans, and the files it matches.
+
+    Both ``read_parquet('x.parquet')`` and DuckDB's ``FROM 'x.parquet'`` (stored as
+    ``FROM "x.parquet"``) are followed: the path is the view's one quoted string
+    naming a Parquet file.
+    """
+    quoted = {
+        single.replace("''", "'") if single else double.replace('""', '"')
+        for single, double in _QUOTED.findall(view_sql)
+    }
+    paths = sorted(q for q in quoted if ".parquet" in q.lower())
+    if not paths:
         raise M4BenchError(
             f"{database}: view {table.qualified} does not read a Parquet file",
             hint="only M4 databases of views over Parquet can be attached",
         )
-    arguments = view_sql[call.end() : view_sql.find(")", call.end())]
-    quoted = [match.replace("''", "'") for match in _QUOTED.findall(arguments)]
-    if len(quoted) != 1:
+    if len(paths) > 1:
         raise M4BenchError(
-            f"{database}: view {table.qualified} reads {len(quoted)} Parquet paths; "
+            f"{database}: view {table.qualified} reads {len(paths)} Parquet paths; "
             "expected one file or one glob",
             hint="rebuild the M4 database, or ingest the CSV files instead",
         )
-    pattern = _resolve(database, quoted[0])
+    pattern = _resolve(database, paths[0])
     files = sorted(Path(p) for p in glob.glob(pattern, recursive=True))
     if not files:
         raise M4BenchError(
-            f"{database}: view {table.qualified} reads {quoted[0]}, which does not exist",
+            f"{database}: view {table.qualified} reads {paths[0]}, which does not exist",
             hint="the Parquet files moved or were deleted; rebuild the M4 database",
         )
     return pattern, files
