@@ -137,11 +137,13 @@ def test_header_is_required(tmp_path: Path) -> None:
 
 
 def test_header_notes_and_deviations_are_parsed(tmp_path: Path) -> None:
-    write_concept(tmp_path, "score", "noted", "SELECT 1 AS x", note="Deviation: fixes a typo")
+    note = "Deviation: fixes a typo\n-- that spans two lines\n--\n-- A plain note.\n--"
+    write_concept(tmp_path, "score", "noted", "SELECT 1 AS x", note=note)
     concept = ConceptLibrary.load(root=tmp_path, source_tables=SOURCES).get("noted")
     assert concept.header.summary == "test concept noted"
     assert concept.header.grain == "one row per thing"
-    assert concept.header.deviations == ("fixes a typo",)
+    assert concept.header.deviations == ("fixes a typo that spans two lines",)
+    assert concept.header.notes[-1] == "A plain note."
 
 
 def test_duplicate_names_across_categories_are_an_error(tmp_path: Path) -> None:

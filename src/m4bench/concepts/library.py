@@ -47,7 +47,18 @@ class Header:
 
     @property
     def deviations(self) -> tuple[str, ...]:
-        return tuple(n.removeprefix("Deviation:").strip() for n in self.notes if _is_dev(n))
+        """Each ``Deviation:`` note with its continuation lines (up to a blank line)."""
+        found: list[list[str]] = []
+        current: list[str] | None = None
+        for note in self.notes:
+            if _is_dev(note):
+                current = [note.removeprefix("Deviation:").strip()]
+                found.append(current)
+            elif not note:
+                current = None
+            elif current is not None:
+                current.append(note)
+        return tuple(" ".join(lines) for lines in found)
 
     @property
     def text(self) -> str:
@@ -198,7 +209,9 @@ def parse_header(path: Path, sql: str) -> Header:
             f"{path}: the header needs exactly one '-- Grain: <one row per ...>' line",
             hint="state the grain of the table in the header",
         )
-    notes = tuple(line for line in lines[1:] if line and not line.startswith("Grain:"))
+    notes = tuple(line for line in lines[1:] if not line.startswith("Grain:"))
+    while notes and not notes[-1]:
+        notes = notes[:-1]
     summary = lines[0].removeprefix(prefix).strip()
     return Header(summary, grains[0].removeprefix("Grain:").strip(), notes)
 
