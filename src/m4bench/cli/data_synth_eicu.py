@@ -22,6 +22,9 @@ def eicu_command(
     name: Annotated[str, typer.Option("--name", help="Source name.")] = DEFAULT_NAME,
     force: ForceOption = False,
     quiet: QuietOption = False,
+    workers: Annotated[
+        int, typer.Option("--workers", help="Processes building chunks of 2,000 stays in parallel.")
+    ] = 1,
     home: HomeOption = None,
 ) -> None:
     """Generate a synthetic eICU-CRD v2.0 source (default about 1,000 unit stays)."""
@@ -35,6 +38,7 @@ def eicu_command(
         seed=seed,
         force=force,
         progress=not quiet,
+        workers=workers,
     )
     rows = sum(entry.rows for entry in source.manifest.tables.values())
     console.print(

@@ -9,13 +9,21 @@ the source is built in a staging directory and swapped in when complete.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import sys
 import zlib
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from itertools import islice
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 from rich.progress import Progress
 
+from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
 from m4bench.sources.layout import (
     Source,
@@ -40,10 +48,12 @@ from m4bench.sources.synth import (
 from m4bench.sources.synth.core import (
     GENERATOR_VERSION,
     TableSink,
+    arrow_schema,
     check_seed,
     resolve_sizes,
     staged_source,
     stream_rng,
+    to_arrow,
 )
 from m4bench.sources.synth.eicu_cohort import EicuCohort, draw_cohort
 from m4bench.sources.synth.eicu_quirks import EicuQuirkRates
@@ -94,12 +104,15 @@ def synthesize_eicu(
     force: bool = False,
     quirks: EicuQuirkRates | None = None,
     progress: bool = True,
+    workers: int = 1,
 ) -> Source:
     """Generate a synthetic eICU-CRD v2.0 source named ``name`` under ``home``.
 
     Give at most one of ``stays`` (unit stays) or ``scale`` (1.0 = the real 200,859
     stays); the default is about 1,000 stays. An existing source of that name is
-    replaced only with ``force``; a failed build leaves it untouched.
+    replaced only with ``force``; a failed build leaves it untouched. With
+    ``workers`` > 1, chunks of stays are built by that many processes while this one
+    writes; the files are the same for any number of workers.
     """
     seed = check_seed(seed)
     sizes = resolve_sizes(
@@ -124,7 +137,7 @@ def synthesize_eicu(
             public=True,
             parameters=parameters,
         )
-        rows = _write_tables(layout, sizes.stays, seed, rates, progress)
+        rows = _write_tables(layout, sizes.stays, seed, rates, progress, _workers(workers))
         for table in EICU.tables:
             record_table(layout, manifest, table.qualified, rows[table.name])
         final = SourceLayout(stage.commit())
@@ -132,24 +145,39 @@ def synthesize_eicu(
     return load_source(home, name)
 
 
+def _workers(workers: int) -> int:
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise M4BenchError(
+            f"--workers must be a positive integer, got {workers!r}",
+            hint="use e.g. --workers 2 (one process per CPU core)",
+        )
+    return workers
+
+
 def _write_tables(
-    layout: SourceLayout, n_stays: int, seed: int, rates: EicuQuirkRates, progress: bool
+    layout: SourceLayout,
+    n_stays: int,
+    seed: int,
+    rates: EicuQuirkRates,
+    progress: bool,
+    workers: int,
 ) -> dict[str, int]:
     """Stream every table chunk by chunk; return the row count of each."""
     sinks = {t.name: TableSink(t, layout.table_path(t.schema_name, t.name)) for t in EICU.tables}
     next_id = dict.fromkeys(sinks, 1)
-    chunks = range(0, n_stays, CHUNK_STAYS)
+    specs = [
+        (seed, chunk, start, min(CHUNK_STAYS, n_stays - start), rates)
+        for chunk, start in enumerate(range(0, n_stays, CHUNK_STAYS))
+    ]
     try:
         with Progress(disable=not progress, transient=True) as bar:
-            task = bar.add_task("synthesizing eICU-CRD", total=len(chunks))
+            task = bar.add_task("synthesizing eICU-CRD", total=len(specs))
             sinks["hospital"].write(
                 eicu_patient.hospital(stream_rng(seed, table_stream("hospital"), 0))
             )
-            for chunk, start in enumerate(chunks):
-                cohort = draw_cohort(seed, chunk, start, min(CHUNK_STAYS, n_stays - start), rates)
-                for table in EICU.tables:
-                    if table.name != "hospital":
-                        _write_chunk(sinks[table.name], table, cohort, seed, rates, next_id)
+            for tables in _chunks_in_order(specs, workers):
+                for name, columns in tables.items():
+                    _append(sinks[name], columns, next_id)
                 bar.advance(task)
     except BaseException:
         for sink in sinks.values():
@@ -158,20 +186,75 @@ def _write_tables(
     return {name: sink.close() for name, sink in sinks.items()}
 
 
-def _write_chunk(
-    sink: TableSink,
-    table: Table,
-    cohort: EicuCohort,
-    seed: int,
-    rates: EicuQuirkRates,
-    next_id: dict[str, int],
-) -> None:
-    rng = stream_rng(seed, table_stream(table.name), cohort.chunk)
-    builder = BUILDERS.get(table.name)
-    columns = builder(cohort, rng, rates) if builder else eicu_filler.filler(table, cohort, rng)
-    key = id_column(table)
+ChunkSpec = tuple[int, int, int, int, EicuQuirkRates]
+ChunkTables = dict[str, dict[str, pa.Array]]
+
+
+def _chunks_in_order(specs: list[ChunkSpec], workers: int) -> Iterator[ChunkTables]:
+    """Each chunk's tables, in chunk order; built by ``workers`` processes when > 1.
+
+    At most ``workers + 1`` chunks are in flight, so memory stays bounded however
+    large the source.
+    """
+    if workers <= 1 or len(specs) <= 1 or not _can_spawn():
+        for spec in specs:
+            yield chunk_tables(*spec)
+        return
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        remaining = iter(specs)
+        pending: deque[Future[ChunkTables]] = deque(
+            pool.submit(chunk_tables, *spec) for spec in islice(remaining, workers + 1)
+        )
+        while pending:
+            done = pending.popleft().result()
+            following = next(remaining, None)
+            if following is not None:
+                pending.append(pool.submit(chunk_tables, *following))
+            yield done
+
+
+def _can_spawn() -> bool:
+    """Whether worker processes can start: a main script read from stdin cannot be re-run."""
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    return main_file is None or os.path.exists(main_file)
+
+
+def chunk_tables(seed: int, chunk: int, start: int, n: int, rates: EicuQuirkRates) -> ChunkTables:
+    """Every table of one chunk (all but ``hospital``) as Arrow columns, ids not yet set.
+
+    Depends only on its arguments: any process can build any chunk.
+    """
+    cohort = draw_cohort(seed, chunk, start, n, rates)
+    tables: ChunkTables = {}
+    for table in EICU.tables:
+        if table.name == "hospital":
+            continue
+        rng = stream_rng(seed, table_stream(table.name), chunk)
+        builder = BUILDERS.get(table.name)
+        columns = builder(cohort, rng, rates) if builder else eicu_filler.filler(table, cohort, rng)
+        tables[table.name] = _as_arrow(table, columns)
+    return tables
+
+
+def _as_arrow(table: Table, columns: dict[str, Any]) -> dict[str, pa.Array]:
+    unknown = set(columns) - set(table.column_names)
+    if unknown:
+        raise ValueError(f"{table.qualified}: unknown columns {sorted(unknown)}")
+    schema = arrow_schema(table)
+    length = len(columns["patientunitstayid"])
+    return {
+        name: to_arrow(values, schema.field(name).type, length, f"{table.qualified}.{name}")
+        for name, values in columns.items()
+    }
+
+
+def _append(sink: TableSink, columns: dict[str, pa.Array], next_id: dict[str, int]) -> None:
+    """Write one chunk of a table, numbering its surrogate key after the previous chunk's."""
+    name = sink.table.name
+    key = id_column(sink.table)
     if key is not None:
         count = len(columns["patientunitstayid"])
-        columns[key] = np.arange(next_id[table.name], next_id[table.name] + count, dtype=np.int64)
-        next_id[table.name] += count
+        columns = {**columns, key: np.arange(next_id[name], next_id[name] + count, dtype=np.int64)}
+        next_id[name] += count
     sink.write(columns)
