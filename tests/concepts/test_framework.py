@@ -365,3 +365,13 @@ def test_every_shipped_concept_has_a_hand_built_test(concept_library: ConceptLib
     text = "".join(p.read_text() for p in sorted(here.glob("test_*.py")) if p.name not in skip)
     untested = [name for name in concept_library.names if f'"{name}"' not in text]
     assert untested == []
+
+
+def test_a_second_writer_is_refused_while_a_build_holds_the_source(tmp_path: Path) -> None:
+    from m4bench.sources.lock import source_lock
+
+    lib = ConceptLibrary.load(root=small_library(tmp_path / "lib"), source_tables=SOURCES)
+    source = make_source(tmp_path / "home", [(1, 70)])
+    with source_lock(source.layout), pytest.raises(M4BenchError, match="another m4bench"):
+        run_build(source, lib)
+    assert read_build_manifest(source) is None

@@ -27,6 +27,7 @@ from m4bench.concepts.library import DERIVED_SCHEMA, Concept, ConceptLibrary
 from m4bench.errors import M4BenchError
 from m4bench.fileio import read_model, sha256_file, write_model
 from m4bench.sources.layout import FileEntry, Source, write_catalog, write_parquet
+from m4bench.sources.lock import source_lock
 
 BUILD_MANIFEST_VERSION = 1
 BUILD_MANIFEST_NAME = "concepts.json"
@@ -136,23 +137,26 @@ def build_concepts(
     """
     library = library or ConceptLibrary.load(source.manifest.dataset)
     targets = library.order(only)
+    with source_lock(source.layout):
+        manifest = _starting_manifest(source, library)
+        runner = _Scheduler(source, manifest, targets, max(1, jobs))
+        try:
+            with _progress_bar(progress, len(targets), on_event) as advance:
+                runner.run(advance)
+        finally:
+            write_catalog(source.layout, source.manifest, extra=derived_tables(source))
+    return manifest
+
+
+def _starting_manifest(source: Source, library: ConceptLibrary) -> ConceptBuildManifest:
+    """The previous build record, without concepts the library no longer has."""
     previous = read_build_manifest(source)
-    manifest = ConceptBuildManifest(
+    kept = previous.concepts.items() if previous else []
+    return ConceptBuildManifest(
         source=source.name,
         dataset=source.manifest.dataset,
-        concepts={
-            name: entry
-            for name, entry in (previous.concepts.items() if previous else [])
-            if name in library.concepts
-        },
+        concepts={name: entry for name, entry in kept if name in library.concepts},
     )
-    runner = _Scheduler(source, manifest, targets, max(1, jobs))
-    try:
-        with _progress_bar(progress, len(targets), on_event) as advance:
-            runner.run(advance)
-    finally:
-        write_catalog(source.layout, source.manifest, extra=derived_tables(source))
-    return manifest
 
 
 class _Scheduler:
