@@ -171,6 +171,9 @@ def _copy_to_parquet(
     """Stream ``query`` into ``target`` while the input is hashed (and gzip-checked)."""
     # Any spill goes beside the output, never into the working directory.
     con = duckdb.connect(config={"temp_directory": str(target.parent / ".duckdb-spill")})
+    # Progress is tracked (for query_progress) but never printed by DuckDB itself.
+    con.execute("SET enable_progress_bar = true")
+    con.execute("SET enable_progress_bar_print = false")
     options = (
         f"(FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE {ROW_GROUP_SIZE}, USE_TMP_FILE false)"
     )
