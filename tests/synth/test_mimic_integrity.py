@@ -220,6 +220,17 @@ def test_ids_and_specimens(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+def test_culture_specimens_are_distinct(con: duckdb.DuckDBPyConnection) -> None:
+    assert (
+        one(
+            con,
+            """SELECT COUNT(*) FROM (SELECT micro_specimen_id FROM mimiciv_hosp.microbiologyevents
+            GROUP BY 1 HAVING COUNT(DISTINCT subject_id) > 1 OR COUNT(DISTINCT chartdate) > 1)""",
+        )
+        == 0
+    )
+
+
 def test_clinical_coherence(con: duckdb.DuckDBPyConnection) -> None:
     """Sicker stays (ventilated, on vasopressors) die more and have lower blood pressure."""
     row = con.execute("""WITH p AS (SELECT DISTINCT stay_id FROM mimiciv_icu.inputevents

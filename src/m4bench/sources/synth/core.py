@@ -373,6 +373,12 @@ def group_arange(counts: np.ndarray) -> np.ndarray:
     return out
 
 
+def scrambled_ids(serial: np.ndarray, multiplier: int) -> np.ndarray:
+    """Distinct 8-digit ids that look random: a bijection of serial numbers below 89,999,999."""
+    ids: np.ndarray = 10_000_000 + (serial.astype(np.int64) * multiplier) % 89_999_999
+    return ids
+
+
 def unique_ids(rng: np.random.Generator, n: int, low: int, high: int) -> np.ndarray:
     """``n`` distinct sorted integers in ``[low, high)``."""
     if n > high - low:

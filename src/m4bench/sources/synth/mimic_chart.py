@@ -94,7 +94,7 @@ def _bp_trio(
         & (tl.hours >= s.pressor_on[tl.stay])
         & (tl.hours <= s.pressor_off[tl.stay])
     )
-    mbp = np.clip(88 - 22 * sev - 8 * on_pressor + rng.normal(0, 8, len(tl)), 35, 150)
+    mbp = np.clip(91 - 22 * sev - 6 * on_pressor + rng.normal(0, 5.5, len(tl)), 35, 150)
     sbp = mbp + rng.uniform(25, 50, len(tl))
     dbp = np.maximum(mbp - rng.uniform(10, 22, len(tl)), 20)
     rows.numeric(tl, items[0], sbp, "mmHg", 0)
@@ -127,9 +127,12 @@ def gcs(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) 
     impaired = s.gcs_loss[tl.stay] > 0
     loss = np.where(impaired, np.round(s.gcs_loss[tl.stay] * (0.4 + sev) + rng.normal(0, 1, n)), 0)
     loss = np.clip(loss + (rng.random(n) < 0.04), 0, 12)
-    eyes = np.clip(4 - np.round(loss * 0.27), 1, 4).astype(int)
-    verbal = np.clip(5 - np.round(loss * 0.35), 1, 5).astype(int)
-    motor = np.clip(6 - np.round(loss * 0.42), 1, 6).astype(int)
+    v_loss = np.minimum(4, np.ceil(loss * 0.4))
+    e_loss = np.minimum(3, np.round(loss * 0.3))
+    m_loss = np.clip(loss - v_loss - e_loss, 0, 5)
+    eyes = (4 - e_loss).astype(int)
+    verbal = (5 - v_loss).astype(int)
+    motor = (6 - m_loss).astype(int)
     intubated = (
         s.vent[tl.stay] & (tl.hours >= s.vent_on[tl.stay]) & (tl.hours <= s.vent_off[tl.stay])
     )
@@ -141,6 +144,7 @@ def gcs(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) 
     eye_text = np.array([t for _, t in GCS_EYES], dtype=object)[4 - eyes]
     rows.text(tl.take(keep_e), 220739, eye_text[keep_e], eyes[keep_e])
     verbal_text = np.array([t for _, t in GCS_VERBAL], dtype=object)[5 - verbal]
+    intubated &= rng.random(n) < 0.85  # some sedated patients are charted 'No Response'
     verbal_text = np.where(intubated, GCS_VERBAL_ETT, verbal_text)
     verbal_num = np.where(intubated, 1, verbal)
     rows.text(tl.take(keep_v), 223900, verbal_text[keep_v], verbal_num[keep_v])

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from m4bench.sources.synth.core import QuirkRates, group_arange, seconds_to_us
+from m4bench.sources.synth.core import QuirkRates, group_arange, scrambled_ids, seconds_to_us
 from m4bench.sources.synth.mimic_cohort import DAY, HOUR
 from m4bench.sources.synth.mimic_latent import StayState
 from m4bench.sources.synth.mimic_vocab import (
@@ -65,8 +65,12 @@ def micro_chunk(
     admit: np.ndarray,
     q: QuirkRates,
     first_id: int,
+    first_specimen: int,
 ) -> Columns:
-    """Specimens at the culture hour (1-4 per infected stay), negative or with organisms."""
+    """Specimens at the culture hour (1-4 per infected stay), negative or with organisms.
+
+    Specimen serials continue from ``first_specimen`` (scrambled into 8-digit ids).
+    """
     n = len(s)
     has = ~np.isnan(culture_h)
     count = np.where(has, np.where(s.infection, rng.integers(1, 5, n), 1), 0)
@@ -77,7 +81,7 @@ def micro_chunk(
     kind = np.where(s.infection[stay], np.where(k < 2, 0, other), 4)
     time = s.intime[stay] + _minutes(hours)
     m = len(stay)
-    spec_id = rng.integers(1_000_000, 9_999_999, m)
+    spec_id = scrambled_ids(first_specimen + np.arange(m), 5_040_923)
     positive = s.infection[stay] & (rng.random(m) < 0.4)
     organisms = np.where(positive, rng.integers(1, 3, m), 1)
     tested = np.where(positive, rng.integers(0, 4, m), 0)

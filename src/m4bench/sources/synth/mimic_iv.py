@@ -84,7 +84,14 @@ class _Sinks:
             table = MIMIC_IV.table(qualified)
             path = layout.table_path(table.schema_name, table.name)
             self.sinks[qualified] = stack.enter_context(TableSink(table, path))
-        self.counters = {"labevent": 1, "microevent": 1, "order": 1_000_000, "pharmacy": 1_000_000}
+        self.counters = {
+            "labevent": 1,
+            "specimen": 0,
+            "microevent": 1,
+            "micro_specimen": 0,
+            "order": 1_000_000,
+            "pharmacy": 1_000_000,
+        }
 
     def write(self, qualified: str, columns: dict[str, Any], counter: str | None = None) -> None:
         self.sinks[qualified].write(columns)
@@ -124,9 +131,7 @@ def _stay_chunk(
     labs = LabRows()
     icu_labs(rng("labs"), state, admit, disch, labs, quirks)
     lab_rng = rng("labs")
-    sinks.write(
-        "mimiciv_hosp.labevents", labs.finish(lab_rng, sinks.counters["labevent"], ids), "labevent"
-    )
+    _write_labs(sinks, labs, lab_rng, ids)
     sinks.write("mimiciv_icu.outputevents", outputevents_chunk(rng("output"), state, ids, quirks))
     sinks.write(
         "mimiciv_icu.inputevents",
@@ -137,13 +142,12 @@ def _stay_chunk(
     sinks.write("mimiciv_icu.datetimeevents", datetimeevents_chunk(rng("datetime"), state, ids))
     infection_rng = rng("micro")
     culture_h, antibiotic_h = infection_plan(infection_rng, state)
-    sinks.write(
-        "mimiciv_hosp.microbiologyevents",
-        micro_chunk(
-            infection_rng, state, culture_h, ids, admit, quirks, sinks.counters["microevent"]
-        ),
-        "microevent",
-    )
+    micro = micro_chunk(
+        infection_rng, state, culture_h, ids, admit, quirks,
+        sinks.counters["microevent"], sinks.counters["micro_specimen"],
+    )  # fmt: skip
+    sinks.write("mimiciv_hosp.microbiologyevents", micro, "microevent")
+    sinks.counters["micro_specimen"] += len(np.unique(micro["micro_specimen_id"]))
     sinks.write(
         "mimiciv_hosp.prescriptions",
         prescriptions_chunk(
@@ -152,6 +156,14 @@ def _stay_chunk(
         "pharmacy",
     )
     _mark_acute(state, adm, acute)
+
+
+def _write_labs(
+    sinks: _Sinks, labs: LabRows, rng: np.random.Generator, ids: dict[str, np.ndarray]
+) -> None:
+    columns = labs.finish(rng, sinks.counters["labevent"], sinks.counters["specimen"], ids)
+    sinks.write("mimiciv_hosp.labevents", columns, "labevent")
+    sinks.counters["specimen"] += labs.next_specimen
 
 
 def _mark_acute(state: StayState, adm: np.ndarray, acute: np.ndarray) -> None:
@@ -181,9 +193,7 @@ def _ward_chunk(
     labs = LabRows()
     ward_labs(rng, len(rows), a.admittime[rows], a.dischtime[rows], cr_base, labs, quirks)
     ids = {"subject_id": cohort.patients.subject_id[subj], "hadm_id": a.hadm_id[rows]}
-    sinks.write(
-        "mimiciv_hosp.labevents", labs.finish(rng, sinks.counters["labevent"], ids), "labevent"
-    )
+    _write_labs(sinks, labs, rng, ids)
 
 
 @contextmanager

@@ -58,7 +58,7 @@ def _chem_cbc(
         s.cr_base[tl.stay], s.aki_stage[tl.stay], s.aki_peak_h[tl.stay], tl.hours
     )
     cr = cr * rng.normal(1, 0.04, len(tl))
-    platelets = s.platelet_base[tl.stay] * (1 - 0.4 * sev)
+    platelets = s.platelet_base[tl.stay] * (1 - 0.15 * sev)
     infected = s.infection[tl.stay] & (tl.hours > s.infection_h[tl.stay] - 12)
     chem, cbc = panel_values(rng, sev, cr, platelets, infected)
     null_hadm = _null_hadm(rng, tl, admit, disch, q)
@@ -115,6 +115,41 @@ def _daily_panels(
         null_hadm[diff],
         QuirkRates(),
     )
+    _markers(rng, s, tl, sev, null_hadm, rows)
+
+
+def _markers(
+    rng: np.random.Generator,
+    s: StayState,
+    tl: Timeline,
+    sev: np.ndarray,
+    null_hadm: np.ndarray,
+    rows: LabRows,
+) -> None:
+    """Cardiac markers and CRP on some daily draws."""
+    n = len(tl)
+    cardiac = rng.random(n) < np.where(s.cvicu[tl.stay], 0.6, 0.2)
+    m = int(cardiac.sum())
+    rows.panel(
+        rng,
+        tl.take(cardiac),
+        {
+            51003: rng.lognormal(np.log(0.05), 1.2, m) * (1 + 3 * sev[cardiac]),
+            50911: rng.lognormal(np.log(4), 0.8, m),
+            50963: rng.lognormal(np.log(900), 1.0, m),
+        },
+        null_hadm[cardiac],
+        QuirkRates(),
+    )
+    crp = rng.random(n) < 0.15
+    inflamed = s.infection[tl.stay][crp]
+    rows.panel(
+        rng,
+        tl.take(crp),
+        {50889: rng.lognormal(np.log(20), 0.8, int(crp.sum())) * (1 + 5 * inflamed)},
+        null_hadm[crp],
+        QuirkRates(),
+    )
 
 
 def _blood_gases(
@@ -144,7 +179,7 @@ def _blood_gases(
         fio2 = np.where(
             on_vent, np.clip(30 + 60 * sev + rng.normal(0, 8, m), 21, 100), rng.uniform(21, 50, m)
         )
-        pf = np.clip(rng.normal(430 - 380 * sev, 50), 50, 550)
+        pf = np.clip(rng.normal(450 - 340 * sev, 50), 50, 550)
         po2 = np.where(arterial, pf * fio2 / 100, rng.uniform(25, 50, m))
         null_hadm = _null_hadm(rng, tl, admit, disch, q)
         spec = rows.panel(

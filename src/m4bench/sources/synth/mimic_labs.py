@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from m4bench.sources.synth.core import QuirkRates
+from m4bench.sources.synth.core import QuirkRates, scrambled_ids
 from m4bench.sources.synth.mimic_cohort import HOUR
 from m4bench.sources.synth.mimic_events import Timeline, as_text, pick
 from m4bench.sources.synth.mimic_vocab import LAB_TEXT_VALUES, lab_unit
@@ -53,7 +53,8 @@ class LabRows:
     ) -> np.ndarray:
         """One specimen per timeline entry holding every item of ``items``; its specimen ids."""
         n = len(tl)
-        spec = rng.integers(1_000_000, 99_999_999, n)
+        spec = self.next_specimen + np.arange(n, dtype=np.int64)
+        self.next_specimen += n
         for itemid, values in items.items():
             present = ~np.isnan(values)
             self._rows(
@@ -124,9 +125,17 @@ class LabRows:
         self.valuenum.append(valuenum)
 
     def finish(
-        self, rng: np.random.Generator, first_id: int, ids: dict[str, np.ndarray]
+        self,
+        rng: np.random.Generator,
+        first_id: int,
+        first_specimen: int,
+        ids: dict[str, np.ndarray],
     ) -> dict[str, Any]:
-        """labevents columns; ``ids`` maps owner index to subject_id and hadm_id."""
+        """labevents columns; ``ids`` maps owner index to subject_id and hadm_id.
+
+        Row ids continue from ``first_id``; specimen serials (one per panel of this
+        chunk) continue from ``first_specimen`` and are scrambled into 8-digit ids.
+        """
         owner = np.concatenate(self.owner) if self.owner else np.zeros(0, np.int64)
         if len(owner) == 0:
             return {"labevent_id": np.zeros(0, np.int64)}
@@ -149,7 +158,7 @@ class LabRows:
             "labevent_id": np.arange(first_id, first_id + n),
             "subject_id": ids["subject_id"][owner[order]],
             "hadm_id": pa.array(hadm, from_pandas=True).cast(pa.int64()),
-            "specimen_id": spec,
+            "specimen_id": scrambled_ids(first_specimen + spec, 7_919_311),
             "itemid": itemid[order],
             "order_provider_id": None,
             "charttime": (time[order] * 1_000_000).astype("datetime64[us]"),

@@ -132,9 +132,9 @@ def stay_state(
     )
     pressor_on = np.clip(pressor_on, -2, np.maximum(los_h - 2, 0))
     pressor_off = np.minimum(pressor_on + rng.lognormal(np.log(20), 0.8, n), los_h + 1)
-    infection = rng.random(n) < 0.12 + 0.65 * sev0
+    infection = rng.random(n) < 0.25 + 0.75 * sev0
     pre_h = (intime - cohort.admissions.admittime[s.adm[stays]]) / HOUR
-    infection_h = rng.uniform(np.clip(-pre_h + 0.5, -30, 0), 48)
+    infection_h = rng.uniform(np.clip(-pre_h + 0.5, -8, 0), 48)
     ckd = cond[:, 13] | cond[:, 14]
     cr_base = np.where(
         cond[:, 14],
@@ -142,7 +142,7 @@ def stay_state(
         np.where(ckd, rng.uniform(1.3, 2.4, n), rng.lognormal(np.log(0.85), 0.25, n)),
     )
     aki_draw = rng.random(n) - 0.25 * sev0
-    aki_stage = np.select([aki_draw < 0.02, aki_draw < 0.10, aki_draw < 0.25], [3, 2, 1], 0)
+    aki_stage = np.select([aki_draw < 0.02, aki_draw < 0.10, aki_draw < 0.46], [3, 2, 1], 0)
     crrt = (aki_stage == 3) & (rng.random(n) < 0.45 + 0.3 * sev0)
     return StayState(
         intime=intime,
@@ -171,7 +171,9 @@ def stay_state(
             cond[:, 9] | (rng.random(n) < 0.06 + 0.2 * sev0), rng.uniform(2, 12, n), 1.0
         ),
         platelet_base=rng.lognormal(np.log(230), 0.35, n) * (1 - 0.6 * sev0),
-        gcs_loss=np.where(rng.random(n) < 0.1 + 0.45 * sev0, rng.integers(1, 13, n), 0),
+        gcs_loss=np.where(
+            rng.random(n) < 0.3 + 0.6 * sev0, np.clip(np.ceil(rng.exponential(3.5, n)), 1, 12), 0
+        ),
         weight=np.round(np.clip(rng.normal(82, 20, n), 40, 200), 1),
         height_cm=np.round(np.clip(rng.normal(170, 10, n), 145, 200)),
         art_line=cvicu | vent | pressor | (rng.random(n) < 0.15),

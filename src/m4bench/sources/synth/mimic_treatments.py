@@ -166,7 +166,7 @@ def _drip_rows(
     low = np.array([VASOPRESSORS[int(i)][0] for i in item]) if n else np.zeros(0)
     high = np.array([VASOPRESSORS[int(i)][1] for i in item]) if n else np.zeros(0)
     sev = s.severity_at(stay, start_h)
-    rate = low + (high - low) * np.clip(sev * rng.uniform(0.4, 1.6, n), 0.02, 1.0)
+    rate = low + (high - low) * np.clip(sev**2 * rng.uniform(0.3, 2.2, n), 0.02, 1.0)
     unit = (
         np.array([VASOPRESSORS[int(i)][2] for i in item], dtype=object)
         if n

@@ -279,7 +279,7 @@ LAB_TEXT_VALUES = ("<0.2", ">500", "HEMOLYZED", "ERROR", "___")
 
 # --- vasopressors: itemid -> (rate low, rate high, rate unit, amount unit) ---
 VASOPRESSORS = {
-    221906: (0.02, 0.6, "mcg/kg/min", "mg"),
+    221906: (0.01, 0.5, "mcg/kg/min", "mg"),
     221289: (0.02, 0.3, "mcg/kg/min", "mg"),
     221662: (3.0, 20.0, "mcg/kg/min", "mg"),
     221653: (2.5, 15.0, "mcg/kg/min", "mg"),
