@@ -115,9 +115,13 @@ def synthesize_eicu(
     writes; the files are the same for any number of workers.
     """
     seed = check_seed(seed)
-    sizes = resolve_sizes(
-        REAL_STAYS, REAL_PATIENTS, DEFAULT_STAYS, stays=stays, patients=None, scale=scale
-    )
+    try:
+        sizes = resolve_sizes(
+            REAL_STAYS, REAL_PATIENTS, DEFAULT_STAYS, stays=stays, patients=None, scale=scale
+        )
+    except M4BenchError as exc:
+        hint = "use e.g. --stays 500, or --scale 0.01 (1 % of the 200,859 real unit stays)"
+        raise M4BenchError(exc.message, hint=hint) from exc
     rates = quirks or EicuQuirkRates()
     parameters: dict[str, str | int | float | bool | None] = {
         "stays": sizes.stays,

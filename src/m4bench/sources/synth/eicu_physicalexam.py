@@ -16,7 +16,7 @@ from m4bench.sources.synth import eicu_vocab as v
 from m4bench.sources.synth.eicu_cohort import EicuCohort
 from m4bench.sources.synth.eicu_series import gcs_at, gcs_components, time_grid
 
-OTHER_ROWS_PER_EXAM = 10
+OTHER_SHARE = 0.7  # share of the other exam paths documented at each exam
 
 
 def physicalexam(cohort: EicuCohort, rng: np.random.Generator) -> dict[str, Any]:
@@ -40,11 +40,12 @@ def physicalexam(cohort: EicuCohort, rng: np.random.Generator) -> dict[str, Any]
         owners.append(o)
         offsets.append(t)
     k = len(v.PE_OTHER_PATHS)
-    other = rng.integers(0, k, owner.size * OTHER_ROWS_PER_EXAM)
+    documented = rng.random((owner.size, k)) < OTHER_SHARE
+    exam, other = np.nonzero(documented)
     paths.append(np.array(v.PE_OTHER_PATHS, dtype=object)[other])
     values.append(np.array([p.rsplit("/", 1)[1] for p in v.PE_OTHER_PATHS], dtype=object)[other])
-    owners.append(np.repeat(owner, OTHER_ROWS_PER_EXAM))
-    offsets.append(np.repeat(offset, OTHER_ROWS_PER_EXAM))
+    owners.append(owner[exam])
+    offsets.append(offset[exam])
     return _assemble(cohort, owners, offsets, paths, values)
 
 

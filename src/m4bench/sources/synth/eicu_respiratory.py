@@ -41,7 +41,8 @@ def respiratorycare(
     seq = group_arange(np.bincount(owner, minlength=n)[np.unique(owner)]) + 1
 
     def airway_text(choices: tuple[str, ...], missing: float) -> np.ndarray:
-        text = pick(rng, choices, m)
+        """The stay's own airway detail on each of its rows, sometimes left blank."""
+        text: np.ndarray = pick(rng, choices, n)[owner]
         text[~airway | (rng.random(m) < missing)] = None
         return text
 

@@ -61,9 +61,17 @@ PE_GCS_COMPONENTS = (
 PE_OTHER_PATHS = (
     f"{PE_ROOT}/Constitutional/General Appearance/Awake",
     f"{PE_ROOT}/Constitutional/Vital Sign and Physiological Data/HR Current: /HR Current",
+    f"{PE_ROOT}/Constitutional/Vital Sign and Physiological Data/BP (systolic) Current",
+    f"{PE_ROOT}/Constitutional/Vital Sign and Physiological Data/Resp Current",
     f"{PE_ROOT}/Neurologic/Orientation/oriented x 3",
+    f"{PE_ROOT}/Neurologic/Motor/moves all extremities",
     f"{PE_ROOT}/Pulmonary/Respiratory Effort/Comfortable",
+    f"{PE_ROOT}/Pulmonary/Auscultation/clear to auscultation",
     f"{PE_ROOT}/Cardiovascular/Heart Sounds/normal S1, S2",
+    f"{PE_ROOT}/Cardiovascular/Rhythm/regular",
+    f"{PE_ROOT}/GI/Abdomen/soft",
+    f"{PE_ROOT}/Skin/Skin/warm and dry",
+    f"{PE_ROOT}/Extremities/Edema/none",
     f"{PE_ROOT}/Neurologic/GCS/Unable to score due to medication",
 )
 
