@@ -295,3 +295,12 @@ def test_progress_reports_every_table_to_completion(home: DataHome, eicu_tree: P
         progress=lambda table, done: again.setdefault(table, []).append(done),
     )  # fmt: skip
     assert again == {"eicu_crd.patient": [1.0]}  # skipped tables show as done
+
+
+def test_default_names_follow_the_release_directory(tmp_path: Path) -> None:
+    from m4bench.sources.ingest import default_source_name
+
+    assert default_source_name("mimic-iv", tmp_path / "mimiciv" / "3.1") == "mimic-iv-3.1"
+    assert default_source_name("mimic-iv", tmp_path / "MIMIC-IV Demo 2.2") == "mimic-iv-demo-2.2"
+    assert default_source_name("eicu", tmp_path / "2.0") == "eicu-2.0"
+    assert default_source_name("eicu", tmp_path / "eicu-crd-demo") == "eicu-crd-demo"

@@ -60,10 +60,17 @@ class IngestReport:
     tables: tuple[TableOutcome, ...]
 
 
-def default_source_name(root: Path) -> str:
-    """A source name from the release directory name ('mimic-iv-3.1', ...)."""
+def default_source_name(dataset: str, root: Path) -> str:
+    """A source name from the release directory: 'mimic-iv-3.1', 'eicu-demo', ...
+
+    A directory named only by its version (``physionet.org/files/mimiciv/3.1``) gets the
+    dataset as a prefix.
+    """
     name = re.sub(r"[^a-z0-9._-]+", "-", root.resolve().name.lower()).strip("-._")
-    return name[:64] or "ingested"
+    token = dataset.split("-", 1)[0]
+    if token not in name:
+        name = f"{dataset}-{name}" if name else dataset
+    return name[:64]
 
 
 def check_source_name(name: str) -> str:
@@ -92,7 +99,7 @@ def ingest_dataset(
     """
     schema = dataset_schema(dataset)
     root = root.expanduser().resolve()
-    source_name = check_source_name(name or default_source_name(root))
+    source_name = check_source_name(name or default_source_name(dataset, root))
     inputs = locate_inputs(schema, root, select_tables(schema, tables))
     layout = SourceLayout(home.source_dir(source_name))
     with source_lock(layout):
