@@ -1,0 +1,218 @@
+"""The adapter protocol every agent implements, and the records it produces.
+
+An adapter knows how to start one agent non-interactively (command line and
+environment inside the sandbox), where that agent loads skills from, which endpoints
+it must reach, and how to read its trace into a :class:`TraceSummary` and an ATIF
+:class:`~m4bench.agents.atif.Trajectory`. It knows nothing of tasks, ground truth or
+scores.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from m4bench.agents.atif import FinalMetrics, Trajectory
+from m4bench.errors import M4BenchError
+
+
+class AgentContext(BaseModel):
+    """What an adapter needs to build a command. Paths are as the agent sees them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    workdir: Path
+    instruction_path: Path
+    model: str | None = None
+    endpoint: str | None = None
+    database: Path | None = None
+    home: Path = Path("/tmp/home")
+    credentials: dict[str, str] = Field(default_factory=dict)
+    reasoning_effort: str | None = None
+    max_steps: int = Field(default=100, ge=1)
+    max_tokens: int = Field(default=2_000_000, ge=1)
+    wall_seconds: float = Field(default=1800.0, gt=0)
+
+    def instruction(self, host_instruction: Path | None = None) -> str:
+        """The instruction text (read from the host path when given)."""
+        path = host_instruction or self.instruction_path
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise M4BenchError(
+                f"{path}: cannot read the instruction: {exc}",
+                hint="write instruction.md into the workdir before building the command",
+            ) from exc
+
+
+class TokenUsage(BaseModel):
+    """Token accounting with disjoint buckets: no token is counted twice.
+
+    ``input_uncached`` + ``input_cache_read`` + ``input_cache_write`` is every input
+    token the provider processed; ``output`` includes reasoning tokens.
+    """
+
+    input_uncached: int = 0
+    input_cache_read: int = 0
+    input_cache_write: int = 0
+    output: int = 0
+
+    @property
+    def input_total(self) -> int:
+        return self.input_uncached + self.input_cache_read + self.input_cache_write
+
+    def plus(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(
+            input_uncached=self.input_uncached + other.input_uncached,
+            input_cache_read=self.input_cache_read + other.input_cache_read,
+            input_cache_write=self.input_cache_write + other.input_cache_write,
+            output=self.output + other.output,
+        )
+
+
+class TraceSummary(BaseModel):
+    """What a trace says about a run, independent of the agent that wrote it."""
+
+    agent: str
+    model_strings: list[str] = Field(default_factory=list)
+    turns: int = 0
+    tool_calls: int = 0
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    cost_usd: float | None = None
+    cost_source: str = "not reported"
+    web_tool_uses: int = 0
+    errors: list[str] = Field(default_factory=list)
+    unparsed_lines: int = 0
+
+
+class AgentAdapter(Protocol):
+    """One agent. ``trace_file`` is ``None`` when the trace is the agent's stdout."""
+
+    name: str
+    credential_env: tuple[str, ...]
+
+    def command(self, ctx: AgentContext) -> list[str]: ...
+
+    def environment(self, ctx: AgentContext) -> dict[str, str]: ...
+
+    def skills_dir(self, workdir: Path) -> Path: ...
+
+    def prepare(self, ctx: AgentContext, host_workdir: Path) -> None: ...
+
+    def trace_file(self, ctx: AgentContext) -> Path | None: ...
+
+    def default_endpoints(self, ctx: AgentContext) -> tuple[str, ...]: ...
+
+    def runtime_mounts(self) -> list[tuple[Path, Path]]: ...
+
+    def parse_trace(self, path: Path) -> TraceSummary: ...
+
+    def to_atif(self, path: Path) -> Trajectory: ...
+
+
+def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """JSON objects of a JSONL file and the count of lines that were not JSON objects."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError as exc:
+        raise M4BenchError(f"{path}: trace file not found", hint="did the agent start?") from exc
+    events: list[dict[str, Any]] = []
+    bad = 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            bad += 1
+            continue
+        if isinstance(value, dict):
+            events.append(value)
+        else:
+            bad += 1
+    return events, bad
+
+
+def as_int(value: Any) -> int:
+    """A token count from a trace field (missing or malformed counts as 0)."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return max(value, 0)
+    if isinstance(value, float) and value >= 0:
+        return int(value)
+    return 0
+
+
+def endpoint_of(url: str) -> str:
+    """``host:port`` of a URL (default ports 443/80)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise M4BenchError(
+            f"endpoint {url!r} is not an http(s) URL", hint="pass e.g. http://127.0.0.1:11434/v1"
+        )
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return f"{parts.hostname.lower()}:{port}"
+
+
+class CliAdapter:
+    """Defaults shared by the CLI adapters (stdout trace, HOME on the private /tmp)."""
+
+    name = "cli"
+    credential_env: tuple[str, ...] = ()
+    skills_subdir = ".agent/skills"
+
+    def skills_dir(self, workdir: Path) -> Path:
+        return workdir / self.skills_subdir
+
+    def prepare(self, ctx: AgentContext, host_workdir: Path) -> None:
+        (host_workdir / self.skills_subdir).mkdir(parents=True, exist_ok=True)
+
+    def trace_file(self, ctx: AgentContext) -> Path | None:
+        return None
+
+    def runtime_mounts(self) -> list[tuple[Path, Path]]:
+        return []
+
+    def base_environment(self, ctx: AgentContext) -> dict[str, str]:
+        env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(ctx.home),
+            "TMPDIR": "/tmp",
+            "LANG": "C.UTF-8",
+            "TERM": "dumb",
+            "NO_COLOR": "1",
+        }
+        env.update({k: v for k, v in ctx.credentials.items() if k in self.credential_env})
+        return env
+
+
+def final_metrics(summary: TraceSummary, steps: int) -> FinalMetrics:
+    """ATIF totals from a summary (prompt tokens = every input bucket)."""
+    return FinalMetrics(
+        total_prompt_tokens=summary.usage.input_total,
+        total_completion_tokens=summary.usage.output,
+        total_cached_tokens=summary.usage.input_cache_read,
+        total_cost_usd=summary.cost_usd,
+        total_steps=steps,
+    )
+
+
+def openai_usage(raw: Any) -> TokenUsage:
+    """Disjoint buckets from an OpenAI-style ``usage`` object."""
+    if not isinstance(raw, dict):
+        return TokenUsage()
+    prompt = as_int(raw.get("prompt_tokens"))
+    details = raw.get("prompt_tokens_details")
+    cached = as_int(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    cached = min(cached, prompt)
+    return TokenUsage(
+        input_uncached=prompt - cached,
+        input_cache_read=cached,
+        output=as_int(raw.get("completion_tokens")),
+    )

@@ -1,0 +1,195 @@
+"""Claude Code (``claude -p ... --output-format stream-json``).
+
+Skills go to ``<workdir>/.claude/skills`` (project skills); ``CLAUDE_CONFIG_DIR`` is
+the same ``.claude`` directory so session files stay with the run. Its own web tools
+are disallowed, and its permission prompts are bypassed because the m4bench sandbox
+wraps it. Only ``ANTHROPIC_API_KEY`` is passed.
+
+Token accounting: the final ``result`` event carries the session totals; when present
+it is the only source (summing it with the per-message usage would count every token
+twice). Without it, usage is summed once per assistant message id (Claude Code repeats
+a message's usage on every content block of that message). Cache reads and cache
+writes are separate buckets, disjoint from uncached input.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from m4bench.agents.atif import AgentInfo, StepBuilder, StepMetrics, ToolCall, Trajectory
+from m4bench.agents.base import (
+    AgentContext,
+    CliAdapter,
+    TokenUsage,
+    TraceSummary,
+    as_int,
+    final_metrics,
+    read_jsonl,
+)
+
+WEB_TOOLS = ("WebFetch", "WebSearch")
+ALLOWED_TOOLS = ("Bash", "Read", "Write", "Edit", "Glob", "Grep", "Skill")
+
+
+def _usage(raw: Any) -> TokenUsage:
+    if not isinstance(raw, dict):
+        return TokenUsage()
+    return TokenUsage(
+        input_uncached=as_int(raw.get("input_tokens")),
+        input_cache_read=as_int(raw.get("cache_read_input_tokens")),
+        input_cache_write=as_int(raw.get("cache_creation_input_tokens")),
+        output=as_int(raw.get("output_tokens")),
+    )
+
+
+class ClaudeCodeAdapter(CliAdapter):
+    name = "claude-code"
+    credential_env: tuple[str, ...] = ("ANTHROPIC_API_KEY",)
+    skills_subdir = ".claude/skills"
+
+    def command(self, ctx: AgentContext) -> list[str]:
+        argv = ["claude", "-p", "--output-format", "stream-json", "--verbose"]
+        argv += ["--permission-mode", "bypassPermissions"]
+        argv += ["--allowedTools", ",".join(ALLOWED_TOOLS)]
+        argv += ["--disallowedTools", ",".join(WEB_TOOLS)]
+        if ctx.model:
+            argv += ["--model", ctx.model]
+        if ctx.reasoning_effort:
+            argv += ["--effort", ctx.reasoning_effort]
+        return [*argv, "--", ctx.instruction()]
+
+    def environment(self, ctx: AgentContext) -> dict[str, str]:
+        env = self.base_environment(ctx)
+        env["CLAUDE_CONFIG_DIR"] = str(ctx.workdir / ".claude")
+        env["DISABLE_AUTOUPDATER"] = "1"
+        env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+        if ctx.endpoint:
+            env["ANTHROPIC_BASE_URL"] = ctx.endpoint
+        return env
+
+    def default_endpoints(self, ctx: AgentContext) -> tuple[str, ...]:
+        return ("api.anthropic.com:443",)
+
+    def parse_trace(self, path: Path) -> TraceSummary:
+        events, bad = read_jsonl(path)
+        summary = TraceSummary(agent=self.name, unparsed_lines=bad)
+        per_message: dict[str, TokenUsage] = {}
+        models: set[str] = set()
+        tool_ids: set[str] = set()
+        final: dict[str, Any] | None = None
+        for index, event in enumerate(events):
+            kind = event.get("type")
+            if kind == "system" and isinstance(event.get("model"), str):
+                models.add(event["model"])
+            elif kind == "assistant":
+                message = event.get("message") or {}
+                if isinstance(message.get("model"), str):
+                    models.add(message["model"])
+                message_id = str(message.get("id") or f"#{index}")
+                per_message[message_id] = _usage(message.get("usage"))
+                for block in _blocks(message):
+                    if block.get("type") == "tool_use":
+                        tool_ids.add(str(block.get("id")))
+                        if block.get("name") in WEB_TOOLS:
+                            summary.web_tool_uses += 1
+            elif kind == "result":
+                final = event
+        summary.tool_calls = len(tool_ids)
+        summary.model_strings = sorted(models)
+        summary.turns = len(per_message)
+        total = TokenUsage()
+        for usage in per_message.values():
+            total = total.plus(usage)
+        summary.usage = total
+        if final is not None:
+            _apply_result(summary, final)
+        return summary
+
+    def to_atif(self, path: Path) -> Trajectory:
+        events, _ = read_jsonl(path)
+        builder = StepBuilder()
+        seen: dict[str, int] = {}
+        session, model = None, None
+        for event in events:
+            kind = event.get("type")
+            if kind == "system":
+                session = event.get("session_id", session)
+                model = event.get("model", model)
+            elif kind == "assistant":
+                _assistant_step(builder, event.get("message") or {}, seen)
+            elif kind == "user":
+                for block in _blocks(event.get("message") or {}):
+                    if block.get("type") == "tool_result":
+                        builder.observe(str(block.get("tool_use_id")), _text(block.get("content")))
+        summary = self.parse_trace(path)
+        return Trajectory(
+            session_id=session,
+            agent=AgentInfo(name=self.name, model_name=model),
+            steps=builder.steps,
+            final_metrics=final_metrics(summary, len(builder.steps)),
+        )
+
+
+def _apply_result(summary: TraceSummary, final: dict[str, Any]) -> None:
+    if isinstance(final.get("usage"), dict):
+        summary.usage = _usage(final["usage"])
+    cost = final.get("total_cost_usd", final.get("cost_usd"))
+    if isinstance(cost, int | float):
+        summary.cost_usd = float(cost)
+        summary.cost_source = "reported by the agent"
+    if as_int(final.get("num_turns")):
+        summary.turns = as_int(final.get("num_turns"))
+    if final.get("is_error") or final.get("subtype", "success") != "success":
+        summary.errors.append(str(final.get("subtype") or final.get("result") or "error"))
+
+
+def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    if isinstance(content, list):
+        return [block for block in content if isinstance(block, dict)]
+    return []
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(_text(part.get("text", "")) for part in content if isinstance(part, dict))
+    return json.dumps(content)
+
+
+def _assistant_step(builder: StepBuilder, message: dict[str, Any], seen: dict[str, int]) -> None:
+    texts = [b.get("text", "") for b in _blocks(message) if b.get("type") == "text"]
+    thinking = [b.get("thinking", "") for b in _blocks(message) if b.get("type") == "thinking"]
+    calls = [
+        ToolCall(
+            tool_call_id=str(b.get("id")),
+            function_name=str(b.get("name")),
+            arguments=b.get("input") if isinstance(b.get("input"), dict) else {},
+        )
+        for b in _blocks(message)
+        if b.get("type") == "tool_use"
+    ]
+    message_id = str(message.get("id", ""))
+    if message_id and message_id in seen:
+        step = builder.steps[seen[message_id]]
+        step.message = "\n".join(filter(None, [step.message, *texts]))
+        builder.attach_calls(step, calls)
+        return
+    usage = _usage(message.get("usage"))
+    step = builder.add(
+        "agent",
+        model_name=message.get("model"),
+        message="\n".join(texts),
+        reasoning_content="\n".join(thinking) or None,
+        tool_calls=calls,
+        metrics=StepMetrics(
+            prompt_tokens=usage.input_total,
+            completion_tokens=usage.output,
+            cached_tokens=usage.input_cache_read,
+        ),
+    )
+    if message_id:
+        seen[message_id] = step.step_id - 1

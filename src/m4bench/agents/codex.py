@@ -1,0 +1,146 @@
+"""OpenAI Codex CLI (``codex exec --json``).
+
+``CODEX_HOME`` is ``<workdir>/.codex`` and skills go to ``.codex/skills``. Web search
+is disabled and Codex's own sandbox and approvals are bypassed, because the m4bench
+sandbox wraps it (nested user namespaces are disabled there anyway). Only
+``OPENAI_API_KEY`` / ``CODEX_API_KEY`` are passed.
+
+Token accounting: ``turn.completed.usage.input_tokens`` already includes
+``cached_input_tokens``; uncached input is the difference, so the buckets stay
+disjoint.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from m4bench.agents.atif import AgentInfo, StepBuilder, StepMetrics, ToolCall, Trajectory
+from m4bench.agents.base import (
+    AgentContext,
+    CliAdapter,
+    TokenUsage,
+    TraceSummary,
+    as_int,
+    final_metrics,
+    read_jsonl,
+)
+
+
+def _usage(raw: Any) -> TokenUsage:
+    if not isinstance(raw, dict):
+        return TokenUsage()
+    total_input = as_int(raw.get("input_tokens"))
+    cached = min(as_int(raw.get("cached_input_tokens")), total_input)
+    return TokenUsage(
+        input_uncached=total_input - cached,
+        input_cache_read=cached,
+        output=as_int(raw.get("output_tokens")),
+    )
+
+
+class CodexAdapter(CliAdapter):
+    name = "codex"
+    credential_env: tuple[str, ...] = ("OPENAI_API_KEY", "CODEX_API_KEY")
+    skills_subdir = ".codex/skills"
+
+    def command(self, ctx: AgentContext) -> list[str]:
+        argv = ["codex", "exec", "--json", "--skip-git-repo-check"]
+        argv += ["--dangerously-bypass-approvals-and-sandbox"]
+        argv += ["-c", 'web_search="disabled"', "-c", "tools.web_search=false"]
+        if ctx.model:
+            argv += ["-m", ctx.model]
+        if ctx.reasoning_effort:
+            argv += ["-c", f'model_reasoning_effort="{ctx.reasoning_effort}"']
+        return [*argv, "-C", str(ctx.workdir), "--", ctx.instruction()]
+
+    def environment(self, ctx: AgentContext) -> dict[str, str]:
+        env = self.base_environment(ctx)
+        env["CODEX_HOME"] = str(ctx.workdir / ".codex")
+        if ctx.endpoint:
+            env["OPENAI_BASE_URL"] = ctx.endpoint
+        return env
+
+    def default_endpoints(self, ctx: AgentContext) -> tuple[str, ...]:
+        return ("api.openai.com:443",)
+
+    def parse_trace(self, path: Path) -> TraceSummary:
+        events, bad = read_jsonl(path)
+        summary = TraceSummary(agent=self.name, unparsed_lines=bad)
+        models: set[str] = set()
+        for event in events:
+            kind = event.get("type")
+            if isinstance(event.get("model"), str):
+                models.add(event["model"])
+            if kind == "turn.completed":
+                summary.turns += 1
+                summary.usage = summary.usage.plus(_usage(event.get("usage")))
+            elif kind in ("turn.failed", "error"):
+                summary.errors.append(_error_text(event))
+            elif kind == "item.completed":
+                item = event.get("item") or {}
+                item_type = item.get("type")
+                if item_type in ("command_execution", "file_change", "mcp_tool_call"):
+                    summary.tool_calls += 1
+                elif item_type == "web_search":
+                    summary.tool_calls += 1
+                    summary.web_tool_uses += 1
+        summary.model_strings = sorted(models)
+        return summary
+
+    def to_atif(self, path: Path) -> Trajectory:
+        events, _ = read_jsonl(path)
+        builder = StepBuilder()
+        session = None
+        turn_start = 0
+        for event in events:
+            kind = event.get("type")
+            if kind == "thread.started":
+                session = event.get("thread_id")
+            elif kind == "turn.started":
+                turn_start = len(builder.steps)
+            elif kind == "item.completed":
+                _item_step(builder, event.get("item") or {})
+            elif kind == "turn.completed" and len(builder.steps) > turn_start:
+                usage = _usage(event.get("usage"))
+                builder.steps[-1].metrics = StepMetrics(
+                    prompt_tokens=usage.input_total,
+                    completion_tokens=usage.output,
+                    cached_tokens=usage.input_cache_read,
+                )
+        summary = self.parse_trace(path)
+        model = summary.model_strings[0] if summary.model_strings else None
+        return Trajectory(
+            session_id=session,
+            agent=AgentInfo(name=self.name, model_name=model),
+            steps=builder.steps,
+            final_metrics=final_metrics(summary, len(builder.steps)),
+        )
+
+
+def _error_text(event: dict[str, Any]) -> str:
+    error = event.get("error")
+    if isinstance(error, dict):
+        return str(error.get("message", error))
+    return str(event.get("message", error or event.get("type")))
+
+
+def _item_step(builder: StepBuilder, item: dict[str, Any]) -> None:
+    item_type = item.get("type")
+    item_id = str(item.get("id", len(builder.steps)))
+    if item_type == "agent_message":
+        builder.add("agent", message=str(item.get("text", "")))
+    elif item_type == "reasoning":
+        builder.add("agent", reasoning_content=str(item.get("text", "")))
+    elif item_type == "command_execution":
+        call = ToolCall(
+            tool_call_id=item_id,
+            function_name="shell",
+            arguments={"command": item.get("command", "")},
+        )
+        step = builder.add("agent", tool_calls=[call])
+        step.observation = str(item.get("aggregated_output", ""))
+    elif item_type in ("file_change", "mcp_tool_call", "web_search"):
+        arguments = {k: v for k, v in item.items() if k not in ("id", "type")}
+        call = ToolCall(tool_call_id=item_id, function_name=str(item_type), arguments=arguments)
+        builder.add("agent", tool_calls=[call])

@@ -1,0 +1,176 @@
+"""mini-swe-agent (``mini -y -m MODEL -t TASK -o TRAJ --exit-immediately``).
+
+Its only tool is a shell, so there is no web tool to disable; it runs its commands
+directly (no inner sandbox). Models go through LiteLLM: ``--endpoint`` becomes
+``OPENAI_API_BASE`` for OpenAI-compatible servers. The trajectory is written to
+``<workdir>/.mini/trajectory.json``; skills go to ``.mini/skills`` and are named in
+the instruction by the runner (mini has no skill loader).
+
+Token accounting: usage is summed over the model responses stored with each
+assistant message (OpenAI shape: ``prompt_tokens`` includes
+``prompt_tokens_details.cached_tokens``); cost is the agent's own
+``info.model_stats.instance_cost``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from m4bench.agents.atif import AgentInfo, StepBuilder, StepMetrics, ToolCall, Trajectory
+from m4bench.agents.base import (
+    AgentContext,
+    CliAdapter,
+    TraceSummary,
+    endpoint_of,
+    final_metrics,
+    openai_usage,
+)
+from m4bench.errors import M4BenchError
+
+TRAJECTORY = Path(".mini/trajectory.json")
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise M4BenchError(f"{path}: trajectory not found", hint="did the agent start?") from exc
+    except json.JSONDecodeError as exc:
+        raise M4BenchError(
+            f"{path}: not JSON (line {exc.lineno})", hint="the agent stopped mid-write"
+        ) from exc
+    if not isinstance(data, dict):
+        raise M4BenchError(f"{path}: expected a JSON object at the top level")
+    return data
+
+
+def _messages(data: dict[str, Any]) -> list[dict[str, Any]]:
+    messages = data.get("messages")
+    return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+
+
+def _response(message: dict[str, Any]) -> dict[str, Any]:
+    extra = message.get("extra")
+    response = extra.get("response") if isinstance(extra, dict) else None
+    return response if isinstance(response, dict) else {}
+
+
+class MiniSweAgentAdapter(CliAdapter):
+    name = "mini-swe-agent"
+    credential_env: tuple[str, ...] = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY")
+    skills_subdir = ".mini/skills"
+
+    def command(self, ctx: AgentContext) -> list[str]:
+        argv = ["mini", "--yolo", "--exit-immediately"]
+        if ctx.model:
+            argv += ["--model", ctx.model]
+        argv += ["--output", str(ctx.workdir / TRAJECTORY)]
+        return [*argv, "--task", ctx.instruction()]
+
+    def environment(self, ctx: AgentContext) -> dict[str, str]:
+        env = self.base_environment(ctx)
+        env["MSWEA_CONFIGURED"] = "true"
+        env["MSWEA_GLOBAL_CONFIG_DIR"] = str(ctx.workdir / ".mini")
+        if ctx.endpoint:
+            env["OPENAI_API_BASE"] = ctx.endpoint
+        return env
+
+    def trace_file(self, ctx: AgentContext) -> Path | None:
+        return ctx.workdir / TRAJECTORY
+
+    def default_endpoints(self, ctx: AgentContext) -> tuple[str, ...]:
+        if ctx.endpoint:
+            return (endpoint_of(ctx.endpoint),)
+        return ("api.openai.com:443",)
+
+    def parse_trace(self, path: Path) -> TraceSummary:
+        data = _load(path)
+        summary = TraceSummary(agent=self.name)
+        models: set[str] = set()
+        for message in _messages(data):
+            if message.get("role") != "assistant":
+                continue
+            summary.turns += 1
+            response = _response(message)
+            if isinstance(response.get("model"), str):
+                models.add(response["model"])
+            summary.usage = summary.usage.plus(openai_usage(response.get("usage")))
+            summary.tool_calls += len(message.get("tool_calls") or []) or 1
+        info = data.get("info") if isinstance(data.get("info"), dict) else {}
+        assert isinstance(info, dict)
+        stats = info.get("model_stats")
+        if isinstance(stats, dict) and isinstance(stats.get("instance_cost"), int | float):
+            summary.cost_usd = float(stats["instance_cost"])
+            summary.cost_source = "reported by the agent"
+        configured = ((info.get("config") or {}).get("model") or {}).get("model_name")
+        if not models and isinstance(configured, str):
+            models.add(configured)
+        exit_status = info.get("exit_status")
+        if exit_status not in (None, "Submitted"):
+            summary.errors.append(str(exit_status))
+        summary.model_strings = sorted(models)
+        return summary
+
+    def to_atif(self, path: Path) -> Trajectory:
+        data = _load(path)
+        builder = StepBuilder()
+        for message in _messages(data):
+            role = message.get("role")
+            content = _content_text(message.get("content"))
+            if role == "assistant":
+                usage = openai_usage(_response(message).get("usage"))
+                calls = [
+                    ToolCall(
+                        tool_call_id=str(call.get("id", index)),
+                        function_name=str((call.get("function") or {}).get("name", "bash")),
+                        arguments=_arguments((call.get("function") or {}).get("arguments")),
+                    )
+                    for index, call in enumerate(message.get("tool_calls") or [])
+                    if isinstance(call, dict)
+                ]
+                builder.add(
+                    "agent",
+                    message=content,
+                    tool_calls=calls,
+                    metrics=StepMetrics(
+                        prompt_tokens=usage.input_total,
+                        completion_tokens=usage.output,
+                        cached_tokens=usage.input_cache_read,
+                    ),
+                )
+            elif role == "tool":
+                builder.observe(str(message.get("tool_call_id")), content)
+            elif role == "user" and builder.steps and builder.steps[-1].source == "agent":
+                builder.steps[-1].observation = content
+            else:
+                builder.add("system" if role == "system" else "user", message=content)
+        summary = self.parse_trace(path)
+        model = summary.model_strings[0] if summary.model_strings else None
+        return Trajectory(
+            agent=AgentInfo(name=self.name, model_name=model),
+            steps=builder.steps,
+            final_metrics=final_metrics(summary, len(builder.steps)),
+        )
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text", "") for p in content if isinstance(p, dict)]
+        return "\n".join(str(p) for p in parts)
+    return ""
+
+
+def _arguments(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            return {"raw": raw}
+        return value if isinstance(value, dict) else {"raw": raw}
+    return {}

@@ -1,0 +1,110 @@
+"""Adapter for the built-in react agent (runs as ``python -m m4bench.agents.react``).
+
+Inside an isolating sandbox the agent needs the Python interpreter it was installed
+with and a minimal copy of the ``m4bench`` package: only ``__init__``, ``errors``,
+``fileio`` and ``agents`` are mounted (under :data:`PACKAGE_ROOT`), never the task
+catalog. The model endpoint's ``host:port`` is the only allowed egress.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import m4bench
+from m4bench.agents.atif import AgentInfo, Step, Trajectory
+from m4bench.agents.base import (
+    AgentContext,
+    CliAdapter,
+    TokenUsage,
+    TraceSummary,
+    endpoint_of,
+    final_metrics,
+    read_jsonl,
+)
+from m4bench.agents.react.loop import AGENT_NAME, SKILLS_DIR
+from m4bench.errors import M4BenchError
+
+PACKAGE_ROOT = Path("/opt/m4bench/lib")
+TRAJECTORY = Path(".react/trajectory.json")
+_PACKAGE_PARTS = ("__init__.py", "errors.py", "fileio.py", "agents")
+
+
+class ReactAdapter(CliAdapter):
+    name = AGENT_NAME
+    credential_env: tuple[str, ...] = ("M4BENCH_REACT_API_KEY",)
+    skills_subdir = str(SKILLS_DIR)
+
+    def command(self, ctx: AgentContext) -> list[str]:
+        if not ctx.endpoint or not ctx.model:
+            raise M4BenchError(
+                "agent react: needs an endpoint and a model",
+                hint="pass --model and the endpoint of an OpenAI-compatible server "
+                "(e.g. http://127.0.0.1:11434/v1 for Ollama)",
+            )
+        argv = [sys.executable, "-m", "m4bench.agents.react"]
+        argv += ["--endpoint", ctx.endpoint, "--model", ctx.model]
+        argv += ["--instruction", str(ctx.instruction_path), "--workdir", str(ctx.workdir)]
+        if ctx.database is not None:
+            argv += ["--database", str(ctx.database)]
+        argv += ["--trajectory", str(ctx.workdir / TRAJECTORY)]
+        argv += ["--max-steps", str(ctx.max_steps), "--max-tokens", str(ctx.max_tokens)]
+        return [*argv, "--wall-seconds", str(ctx.wall_seconds)]
+
+    def environment(self, ctx: AgentContext) -> dict[str, str]:
+        env = self.base_environment(ctx)
+        env["PYTHONPATH"] = str(PACKAGE_ROOT)
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        return env
+
+    def default_endpoints(self, ctx: AgentContext) -> tuple[str, ...]:
+        return (endpoint_of(ctx.endpoint),) if ctx.endpoint else ()
+
+    def runtime_mounts(self) -> list[tuple[Path, Path]]:
+        """Interpreter prefixes (in place) and the minimal package under PACKAGE_ROOT."""
+        dirs = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent}
+        mounts = [(d, d) for d in sorted(dirs) if not d.is_relative_to("/usr")]
+        package = Path(m4bench.__file__).parent
+        mounts += [(package / part, PACKAGE_ROOT / "m4bench" / part) for part in _PACKAGE_PARTS]
+        return mounts
+
+    def parse_trace(self, path: Path) -> TraceSummary:
+        events, bad = read_jsonl(path)
+        summary = TraceSummary(agent=self.name, unparsed_lines=bad)
+        models: set[str] = set()
+        for event in events:
+            if event.get("type") == "step":
+                step = Step.model_validate(event.get("step"))
+                summary.turns += 1
+                summary.tool_calls += len(step.tool_calls)
+                if step.model_name:
+                    models.add(step.model_name)
+                if step.metrics is not None:
+                    cached = step.metrics.cached_tokens
+                    summary.usage = summary.usage.plus(
+                        TokenUsage(
+                            input_uncached=step.metrics.prompt_tokens - cached,
+                            input_cache_read=cached,
+                            output=step.metrics.completion_tokens,
+                        )
+                    )
+            elif event.get("type") == "error":
+                summary.errors.append(str(event.get("message")))
+            elif event.get("type") == "final" and event.get("stop_reason") != "done":
+                summary.errors.append(f"stopped: {event.get('stop_reason')}")
+        summary.model_strings = sorted(models)
+        return summary
+
+    def to_atif(self, path: Path) -> Trajectory:
+        events, _ = read_jsonl(path)
+        agent = AgentInfo(name=self.name)
+        steps = []
+        for event in events:
+            if event.get("type") == "agent":
+                agent = AgentInfo.model_validate(event.get("agent"))
+            elif event.get("type") == "step":
+                steps.append(Step.model_validate(event.get("step")))
+        summary = self.parse_trace(path)
+        return Trajectory(
+            agent=agent, steps=steps, final_metrics=final_metrics(summary, len(steps))
+        )
