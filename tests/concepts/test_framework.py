@@ -375,3 +375,18 @@ def test_a_second_writer_is_refused_while_a_build_holds_the_source(tmp_path: Pat
     with source_lock(source.layout), pytest.raises(M4BenchError, match="another m4bench"):
         run_build(source, lib)
     assert read_build_manifest(source) is None
+
+
+def test_a_concept_removed_from_the_library_leaves_the_catalog(tmp_path: Path) -> None:
+    root = small_library(tmp_path / "lib")
+    source = make_source(tmp_path / "home", [(1, 70)])
+    run_build(source, ConceptLibrary.load(root=root, source_tables=SOURCES))
+    (root / "score" / "admission_count.sql").unlink()
+    assert run_build(source, ConceptLibrary.load(root=root, source_tables=SOURCES)) == {
+        "adults": "up-to-date",
+        "old": "up-to-date",
+    }
+    assert [q for q, _ in derived_tables(source)] == [
+        "mimiciv_derived.adults",
+        "mimiciv_derived.old",
+    ]

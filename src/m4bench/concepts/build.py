@@ -144,6 +144,7 @@ def build_concepts(
             with _progress_bar(progress, len(targets), on_event) as advance:
                 runner.run(advance)
         finally:
+            write_model(manifest_path(source), manifest)  # drops concepts no longer defined
             write_catalog(source.layout, source.manifest, extra=derived_tables(source))
     return manifest
 
