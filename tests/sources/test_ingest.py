@@ -300,7 +300,9 @@ def test_progress_reports_every_table_to_completion(home: DataHome, eicu_tree: P
 def test_default_names_follow_the_release_directory(tmp_path: Path) -> None:
     from m4bench.sources.ingest import default_source_name
 
-    assert default_source_name("mimic-iv", tmp_path / "mimiciv" / "3.1") == "mimic-iv-3.1"
-    assert default_source_name("mimic-iv", tmp_path / "MIMIC-IV Demo 2.2") == "mimic-iv-demo-2.2"
-    assert default_source_name("eicu", tmp_path / "2.0") == "eicu-2.0"
-    assert default_source_name("eicu", tmp_path / "eicu-crd-demo") == "eicu-crd-demo"
+    files = tmp_path / "physionet.org" / "files"
+    assert default_source_name("mimic-iv", files / "mimiciv" / "3.1") == "mimiciv-3.1"
+    assert default_source_name("mimic-iv", files / "mimic-iv-demo" / "2.2") == "mimic-iv-demo-2.2"
+    assert default_source_name("eicu", files / "eicu-crd-demo" / "2.0.1") == "eicu-crd-demo-2.0.1"
+    assert default_source_name("mimic-iv", tmp_path / "MIMIC-IV Demo") == "mimic-iv-demo"
+    assert default_source_name("eicu", tmp_path / "release") == "eicu-release"

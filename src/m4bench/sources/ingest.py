@@ -61,14 +61,18 @@ class IngestReport:
 
 
 def default_source_name(dataset: str, root: Path) -> str:
-    """A source name from the release directory: 'mimic-iv-3.1', 'eicu-demo', ...
+    """A source name from the release directory: 'mimic-iv-3.1', 'eicu-crd-demo-2.0.1', ...
 
-    A directory named only by its version (``physionet.org/files/mimiciv/3.1``) gets the
-    dataset as a prefix.
+    A directory named only by its version, as PhysioNet downloads are
+    (``physionet.org/files/mimic-iv-demo/2.2``), is named with its parent; a name
+    without the dataset in it gets the dataset as a prefix.
     """
-    name = re.sub(r"[^a-z0-9._-]+", "-", root.resolve().name.lower()).strip("-._")
-    token = dataset.split("-", 1)[0]
-    if token not in name:
+    resolved = root.resolve()
+    raw = resolved.name
+    if re.fullmatch(r"[0-9][0-9.]*", raw) and resolved.parent.name:
+        raw = f"{resolved.parent.name}-{raw}"
+    name = re.sub(r"[^a-z0-9._-]+", "-", raw.lower()).strip("-._")
+    if dataset.split("-", 1)[0] not in name:
         name = f"{dataset}-{name}" if name else dataset
     return name[:64]
 
