@@ -191,6 +191,45 @@ MIMIC_ROWS: dict[str, list[Mapping[str, object]]] = {
         {"subject_id": 1, "hadm_id": 20, "stay_id": 30, "intime": T0},
         {"subject_id": 2, "hadm_id": 21, "stay_id": 31, "intime": "2150-01-01 09:00:00"},
     ],
+    "mimiciv_icu.inputevents": [
+        # norepinephrine: a second order starts while the first runs; epinephrine alone
+        {
+            "subject_id": 1,
+            "hadm_id": 20,
+            "stay_id": 30,
+            "itemid": 221906,
+            "linkorderid": 1,
+            "orderid": 1,
+            "starttime": T0,
+            "endtime": "2150-01-01 14:00:00",
+            "rate": 0.1,
+            "rateuom": "mcg/kg/min",
+        },
+        {
+            "subject_id": 1,
+            "hadm_id": 20,
+            "stay_id": 30,
+            "itemid": 221906,
+            "linkorderid": 2,
+            "orderid": 2,
+            "starttime": "2150-01-01 11:00:00",
+            "endtime": "2150-01-01 12:00:00",
+            "rate": 0.05,
+            "rateuom": "mcg/kg/min",
+        },
+        {
+            "subject_id": 1,
+            "hadm_id": 20,
+            "stay_id": 30,
+            "itemid": 221289,
+            "linkorderid": 3,
+            "orderid": 3,
+            "starttime": T0,
+            "endtime": "2150-01-01 11:00:00",
+            "rate": 0.02,
+            "rateuom": "mg/kg/min",
+        },
+    ],
     "mimiciv_hosp.microbiologyevents": [
         {
             "microevent_id": 1,
@@ -254,6 +293,8 @@ def test_mimic_detectors_measure_hand_made_quirks(tmp_path: Path) -> None:
         "micro_date_only": (1, 2),
         "off_hour_time": (1, 14),
         "chart_duplicate": (4, 10),
+        "vasopressor_overlap": (1, 3),
+        "vasopressor_unit_variant": (1, 3),
     }
     for name, counts in expected.items():
         stat = profile.quirk(name)

@@ -144,10 +144,11 @@ DETECTORS: tuple[QuirkDetector, ...] = (
         "vasopressor orders overlapping another order of the same drug in the stay",
         (INPUTS,),
         f"WITH o AS (SELECT stay_id, itemid, linkorderid, MIN(starttime) AS s, MAX(endtime) AS e "
-        f"FROM {INPUTS} WHERE itemid IN ({VASOPRESSORS}) GROUP BY 1, 2, 3) SELECT COUNT(*) "
-        "FILTER (WHERE EXISTS (SELECT 1 FROM o b WHERE b.stay_id = o.stay_id AND b.itemid = "
-        "o.itemid AND b.linkorderid <> o.linkorderid AND b.s < o.e AND o.s < b.e)), COUNT(*) "
-        "FROM o",
+        f"FROM {INPUTS} WHERE itemid IN ({VASOPRESSORS}) GROUP BY 1, 2, 3), hit AS (SELECT "
+        "DISTINCT a.stay_id, a.itemid, a.linkorderid FROM o AS a JOIN o AS b ON b.stay_id = "
+        "a.stay_id AND b.itemid = a.itemid AND b.linkorderid <> a.linkorderid AND (b.s < a.s "
+        "OR (b.s = a.s AND b.linkorderid < a.linkorderid)) AND a.s < b.e) "
+        "SELECT (SELECT COUNT(*) FROM hit), COUNT(*) FROM o",
     ),
     QuirkDetector(
         "absurd_weight",
