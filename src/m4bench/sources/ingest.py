@@ -158,13 +158,10 @@ def _ingest_table(
     size = source_input.path.stat().st_size
     target = layout.table_path(table.schema_name, table.name)
     known = manifest.tables.get(table.qualified)
-    known_digest: str | None = None
-    if known is not None and known.input_sha256 and _file_intact(known.file.bytes, target):
-        known_digest = digest_file(source_input.path, verify_gzip=False)
-        if known_digest == known.input_sha256:
-            if progress:
-                progress(table.qualified, 1.0)
-            return TableOutcome(table.qualified, "skipped", known.rows, size, 0.0)
+    if known is not None and _unchanged(known.input_sha256, known.file.bytes, target, source_input):
+        if progress:
+            progress(table.qualified, 1.0)
+        return TableOutcome(table.qualified, "skipped", known.rows, size, 0.0)
     query = read_csv_sql(source_input, NULL_TOKENS[dataset])
     rows, digest = _copy_to_parquet(source_input, query, target, progress)
     record_table(layout, manifest, table.qualified, rows, input_sha256=digest)
@@ -172,8 +169,13 @@ def _ingest_table(
     return TableOutcome(table.qualified, "ingested", rows, size, elapsed)
 
 
-def _file_intact(recorded_bytes: int, target: Path) -> bool:
-    return target.is_file() and target.stat().st_size == recorded_bytes
+def _unchanged(
+    input_sha256: str | None, recorded_bytes: int, target: Path, source_input: CsvInput
+) -> bool:
+    """The table file is in place and the input's content hash matches the manifest."""
+    if not input_sha256 or not target.is_file() or target.stat().st_size != recorded_bytes:
+        return False
+    return digest_file(source_input.path, verify_gzip=False) == input_sha256
 
 
 def _copy_to_parquet(
