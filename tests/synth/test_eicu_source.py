@@ -7,7 +7,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from typer.testing import CliRunner
 
+from m4bench.cli import app
 from m4bench.errors import M4BenchError
 from m4bench.fileio import sha256_file
 from m4bench.home import DataHome
@@ -352,3 +354,18 @@ def test_parallel_chunks_write_the_same_files(
     assert _one(con, "SELECT MIN(nursingchartid) FROM eicu_crd.nursecharting") == 1
     with pytest.raises(M4BenchError, match="--workers must be a positive integer"):
         synthesize_eicu(DataHome(tmp_path / "bad"), stays=10, workers=0, progress=False)
+
+
+def test_cli_builds_and_refuses_to_overwrite(tmp_path: Path) -> None:
+    args = ["data", "synth", "eicu", "--stays", "25", "--seed", "4", "--quiet"]
+    home = ["--home", str(tmp_path)]
+    runner = CliRunner()
+    first = runner.invoke(app, [*args, "--name", "cli-eicu", *home])
+    assert first.exit_code == 0, first.output
+    source = load_source(DataHome(tmp_path), "cli-eicu")
+    assert source.manifest.parameters["stays"] == 25
+    again = runner.invoke(app, [*args, "--name", "cli-eicu", *home])
+    assert isinstance(again.exception, M4BenchError)
+    assert "already exists" in str(again.exception)
+    not_a_seed = runner.invoke(app, ["data", "synth", "eicu", "--seed", "1.5", *home])
+    assert not_a_seed.exit_code == 2
