@@ -306,3 +306,17 @@ def test_default_names_follow_the_release_directory(tmp_path: Path) -> None:
     assert default_source_name("eicu", files / "eicu-crd-demo" / "2.0.1") == "eicu-crd-demo-2.0.1"
     assert default_source_name("mimic-iv", tmp_path / "MIMIC-IV Demo") == "mimic-iv-demo"
     assert default_source_name("eicu", tmp_path / "release") == "eicu-release"
+
+
+def test_a_lost_table_file_is_rebuilt(home: DataHome, eicu_tree: Path) -> None:
+    ingest_dataset(home, "eicu", eicu_tree, name="e", tables=["patient", "lab"])
+    layout = load_source(home, "e").layout
+    layout.table_path("eicu_crd", "lab").unlink()
+    again = ingest_dataset(home, "eicu", eicu_tree, name="e", tables=["patient", "lab"])
+    assert {t.qualified: t.status for t in again.tables} == {
+        "eicu_crd.patient": "skipped",
+        "eicu_crd.lab": "ingested",
+    }
+    assert load_source(home, "e").connect().execute(
+        "SELECT COUNT(*) FROM eicu_crd.lab"
+    ).fetchone() == (2,)
