@@ -71,43 +71,17 @@ def micro_chunk(
 
     Specimen serials continue from ``first_specimen`` (scrambled into 8-digit ids).
     """
-    n = len(s)
-    has = ~np.isnan(culture_h)
-    count = np.where(has, np.where(s.infection, rng.integers(1, 5, n), 1), 0)
-    stay = np.repeat(np.arange(n), count)
-    k = group_arange(count)
-    hours = culture_h[stay] + np.where(k < 2, 0, rng.uniform(0, 6, len(stay)))
-    other = 2 + (np.arange(len(stay)) % (len(MICRO_SPECIMENS) - 2))
-    kind = np.where(s.infection[stay], np.where(k < 2, 0, other), 4)
-    time = s.intime[stay] + _minutes(hours)
+    stay, kind, time = _specimens(rng, s, culture_h)
     m = len(stay)
     spec_id = scrambled_ids(first_specimen + np.arange(m), 5_040_923)
-    positive = s.infection[stay] & (rng.random(m) < 0.4)
-    organisms = np.where(positive, rng.integers(1, 3, m), 1)
-    tested = np.where(positive, rng.integers(0, 4, m), 0)
-    rows_per = np.where(positive, organisms * np.maximum(tested, 1), 1)
-    r = np.repeat(np.arange(m), rows_per)
-    j = group_arange(rows_per)
-    date_only = np.repeat(rng.random(m) < q.micro_date_only, rows_per)
-    null_hadm = np.repeat((rng.random(m) < q.micro_null_hadm) | (time < admit[stay]), rows_per)
-    pos = positive[r]
-    org = rng.integers(0, len(ORGANISMS), m)[r] + (j // np.maximum(tested[r], 1))
-    org = org % len(ORGANISMS)
-    sentinel = ~pos & (rng.random(len(r)) < 0.15)
-    ab = rng.integers(0, len(SUSCEPTIBILITY_ANTIBIOTICS), len(r))
-    has_ab = pos & (tested[r] > 0)
+    r, results = _results(rng, s.infection[stay])
+    date_only = (rng.random(m) < q.micro_date_only)[r]
+    null_hadm = ((rng.random(m) < q.micro_null_hadm) | (time < admit[stay]))[r]
     spec = np.array(MICRO_SPECIMENS, dtype=object)[kind[r]]
     chart = time[r]
     day = chart // DAY * DAY
     hadm = ids["hadm_id"][stay[r]].astype(float)
     hadm[null_hadm] = np.nan
-    org_id = np.where(
-        pos, np.array([o[0] for o in ORGANISMS])[org], np.where(sentinel, ORG_NEGATIVE[0], -1)
-    ).astype(float)
-    org_id[org_id < 0] = np.nan
-    org_name = _or_null(sentinel, ORG_NEGATIVE[1])
-    org_name[pos] = np.array([o[1] for o in ORGANISMS], dtype=object)[org][pos]
-    ab_id = np.where(has_ab, np.array([a[0] for a in SUSCEPTIBILITY_ANTIBIOTICS])[ab], np.nan)
     chart_us = seconds_to_us(chart)
     chart_us[date_only] = np.datetime64("NaT")
     return {
@@ -124,17 +98,59 @@ def micro_chunk(
         "storetime": seconds_to_us(chart + 2 * DAY + 3 * HOUR),
         "test_itemid": spec[:, 2].astype(np.int64),
         "test_name": spec[:, 3],
+        **results,
+    }
+
+
+def _specimens(
+    rng: np.random.Generator, s: StayState, culture_h: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(stay, specimen kind, time) of every specimen: two blood cultures first, then others."""
+    n = len(s)
+    has = ~np.isnan(culture_h)
+    count = np.where(has, np.where(s.infection, rng.integers(1, 5, n), 1), 0)
+    stay = np.repeat(np.arange(n), count)
+    k = group_arange(count)
+    hours = culture_h[stay] + np.where(k < 2, 0, rng.uniform(0, 6, len(stay)))
+    other = 2 + (np.arange(len(stay)) % (len(MICRO_SPECIMENS) - 2))
+    kind = np.where(s.infection[stay], np.where(k < 2, 0, other), 4)
+    return stay, kind, s.intime[stay] + _minutes(hours)
+
+
+def _results(rng: np.random.Generator, infected: np.ndarray) -> tuple[np.ndarray, Columns]:
+    """Result rows: one per negative specimen, one per organism x tested antibiotic if positive.
+
+    Returns the specimen index of each row and the organism/susceptibility columns.
+    """
+    m = len(infected)
+    positive = infected & (rng.random(m) < 0.4)
+    organisms = np.where(positive, rng.integers(1, 3, m), 1)
+    tested = np.where(positive, rng.integers(0, 4, m), 0)
+    rows_per = np.where(positive, organisms * np.maximum(tested, 1), 1)
+    r = np.repeat(np.arange(m), rows_per)
+    j = group_arange(rows_per)
+    pos = positive[r]
+    isolate = j // np.maximum(tested[r], 1)
+    org = (rng.integers(0, len(ORGANISMS), m)[r] + isolate) % len(ORGANISMS)
+    sentinel = ~pos & (rng.random(len(r)) < 0.15)
+    ab = rng.integers(0, len(SUSCEPTIBILITY_ANTIBIOTICS), len(r))
+    has_ab = pos & (tested[r] > 0)
+    org_id = np.where(sentinel, float(ORG_NEGATIVE[0]), np.nan)
+    org_id[pos] = np.array([o[0] for o in ORGANISMS])[org][pos]
+    org_name = _or_null(sentinel, ORG_NEGATIVE[1])
+    org_name[pos] = np.array([o[1] for o in ORGANISMS], dtype=object)[org][pos]
+    ab_id = np.where(has_ab, np.array([a[0] for a in SUSCEPTIBILITY_ANTIBIOTICS])[ab], np.nan)
+    interpretation = np.array(INTERPRETATIONS)[rng.integers(0, len(INTERPRETATIONS), len(r))]
+    return r, {
         "org_itemid": _nullable_int(org_id),
         "org_name": org_name,
-        "isolate_num": _nullable_int(np.where(pos, 1 + j // np.maximum(tested[r], 1), np.nan)),
+        "isolate_num": _nullable_int(np.where(pos, 1 + isolate, np.nan)),
         "ab_itemid": _nullable_int(ab_id),
         "ab_name": _or_null(has_ab, np.array([a[1] for a in SUSCEPTIBILITY_ANTIBIOTICS])[ab]),
         "dilution_text": _or_null(has_ab, "<=1"),
         "dilution_comparison": _or_null(has_ab, "<="),
         "dilution_value": np.where(has_ab, 1.0, np.nan),
-        "interpretation": _or_null(
-            has_ab, np.array(INTERPRETATIONS)[rng.integers(0, len(INTERPRETATIONS), len(r))]
-        ),
+        "interpretation": _or_null(has_ab, interpretation),
     }
 
 

@@ -311,5 +311,6 @@ def _write_whole_tables(
             continue
         columns = tables.get(table.qualified, {})
         with TableSink(table, layout.table_path(table.schema_name, table.name)) as sink:
-            sink.write(columns) if columns else None
+            if columns:
+                sink.write(columns)
         record_table(layout, manifest, table.qualified, sink.rows)

@@ -121,6 +121,41 @@ def stay_state(
     )
     cvicu = s.first_unit[stays] == UNIT_CVICU
     cond = conditions[s.subj[stays]]
+    support = _support(rng, sev0, los_h, cvicu)
+    infection = rng.random(n) < 0.25 + 0.75 * sev0
+    pre_h = (intime - cohort.admissions.admittime[s.adm[stays]]) / HOUR
+    infection_h = rng.uniform(np.clip(-pre_h + 0.5, -8, 0), 48)
+    kidney = _kidney(rng, sev0, cond)
+    return StayState(
+        intime=intime,
+        outtime=outtime,
+        los_h=los_h,
+        sev0=sev0,
+        sev_end=sev_end,
+        died=died,
+        **support,
+        infection=infection,
+        infection_h=infection_h,
+        **kidney,
+        liver=np.where(
+            cond[:, 9] | (rng.random(n) < 0.06 + 0.2 * sev0), rng.uniform(2, 12, n), 1.0
+        ),
+        platelet_base=rng.lognormal(np.log(230), 0.35, n) * (1 - 0.6 * sev0),
+        gcs_loss=np.where(
+            rng.random(n) < 0.3 + 0.6 * sev0, np.clip(np.ceil(rng.exponential(3.5, n)), 1, 12), 0
+        ),
+        weight=np.round(np.clip(rng.normal(82, 20, n), 40, 200), 1),
+        height_cm=np.round(np.clip(rng.normal(170, 10, n), 145, 200)),
+        art_line=cvicu | support["vent"] | support["pressor"] | (rng.random(n) < 0.15),
+        cvicu=cvicu,
+    )
+
+
+def _support(
+    rng: np.random.Generator, sev0: np.ndarray, los_h: np.ndarray, cvicu: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Respiratory support and vasopressors: who, and from/to when (hours after intime)."""
+    n = len(sev0)
     vent, vent_on, vent_off, trach = _ventilation(rng, sev0, los_h, cvicu)
     free = ~vent
     niv = free & (rng.random(n) < 0.08 + 0.2 * sev0)
@@ -132,53 +167,27 @@ def stay_state(
     )
     pressor_on = np.clip(pressor_on, -2, np.maximum(los_h - 2, 0))
     pressor_off = np.minimum(pressor_on + rng.lognormal(np.log(20), 0.8, n), los_h + 1)
-    infection = rng.random(n) < 0.25 + 0.75 * sev0
-    pre_h = (intime - cohort.admissions.admittime[s.adm[stays]]) / HOUR
-    infection_h = rng.uniform(np.clip(-pre_h + 0.5, -8, 0), 48)
-    ckd = cond[:, 13] | cond[:, 14]
+    return {
+        "vent": vent, "vent_on": vent_on, "vent_off": vent_off, "trach": trach, "niv": niv,
+        "hfnc": hfnc, "oxygen": oxygen, "pressor": pressor, "pressor_on": pressor_on,
+        "pressor_off": pressor_off,
+    }  # fmt: skip
+
+
+def _kidney(rng: np.random.Generator, sev0: np.ndarray, cond: np.ndarray) -> dict[str, np.ndarray]:
+    """Baseline creatinine (CKD raises it), the AKI stage reached and when, and CRRT."""
+    n = len(sev0)
+    ckd = cond[:, CONDITION_INDEX["renal"]] | cond[:, CONDITION_INDEX["ckd456"]]
     cr_base = np.where(
-        cond[:, 14],
+        cond[:, CONDITION_INDEX["ckd456"]],
         rng.uniform(2.2, 6.0, n),
         np.where(ckd, rng.uniform(1.3, 2.4, n), rng.lognormal(np.log(0.85), 0.25, n)),
     )
     aki_draw = rng.random(n) - 0.25 * sev0
     aki_stage = np.select([aki_draw < 0.02, aki_draw < 0.10, aki_draw < 0.46], [3, 2, 1], 0)
     crrt = (aki_stage == 3) & (rng.random(n) < 0.45 + 0.3 * sev0)
-    return StayState(
-        intime=intime,
-        outtime=outtime,
-        los_h=los_h,
-        sev0=sev0,
-        sev_end=sev_end,
-        died=died,
-        vent=vent,
-        vent_on=vent_on,
-        vent_off=vent_off,
-        trach=trach,
-        niv=niv,
-        hfnc=hfnc,
-        oxygen=oxygen,
-        pressor=pressor,
-        pressor_on=pressor_on,
-        pressor_off=pressor_off,
-        infection=infection,
-        infection_h=infection_h,
-        aki_stage=aki_stage,
-        aki_peak_h=rng.uniform(6, 60, n),
-        crrt=crrt,
-        cr_base=cr_base,
-        liver=np.where(
-            cond[:, 9] | (rng.random(n) < 0.06 + 0.2 * sev0), rng.uniform(2, 12, n), 1.0
-        ),
-        platelet_base=rng.lognormal(np.log(230), 0.35, n) * (1 - 0.6 * sev0),
-        gcs_loss=np.where(
-            rng.random(n) < 0.3 + 0.6 * sev0, np.clip(np.ceil(rng.exponential(3.5, n)), 1, 12), 0
-        ),
-        weight=np.round(np.clip(rng.normal(82, 20, n), 40, 200), 1),
-        height_cm=np.round(np.clip(rng.normal(170, 10, n), 145, 200)),
-        art_line=cvicu | vent | pressor | (rng.random(n) < 0.15),
-        cvicu=cvicu,
-    )
+    peak = rng.uniform(6, 60, n)
+    return {"cr_base": cr_base, "aki_stage": aki_stage, "crrt": crrt, "aki_peak_h": peak}
 
 
 def _ventilation(

@@ -210,68 +210,43 @@ def _drip_rows(
     }
 
 
+_ROW_KEYS = (
+    "stay", "start", "end", "itemid", "rate", "rateuom", "amount", "amountuom", "weight",
+    "status", "category", "description",
+)  # fmt: skip
+
+
 def _fluid_rows(rng: np.random.Generator, s: StayState, q: QuirkRates) -> dict[str, np.ndarray]:
+    """Crystalloid infusions every 8 h, CRRT potassium boluses, a few neuromuscular blocks."""
     tl = timeline(rng, s, np.ones(len(s), bool), 0.5, s.los_h, 8.0, q.off_hour_time)
-    n = len(tl)
     crrt = timeline(rng, s, s.crrt, s.aki_peak_h, s.aki_peak_h + 48, 6.0, 1.0)
-    block = timeline(
-        rng, s, s.vent & (rng.random(len(s)) < 0.06), s.vent_on + 1, s.vent_on + 13, 4.0, 1.0
-    )
+    blocked = s.vent & (rng.random(len(s)) < 0.06)
+    block = timeline(rng, s, blocked, s.vent_on + 1, s.vent_on + 13, 4.0, 1.0)
+    fluid_rate = rng.uniform(50, 250, len(tl))
+    block_rate = rng.uniform(0.05, 0.2, len(block))
     parts = [
-        (
-            tl,
-            225158,
-            "mL/hour",
-            "mL",
-            "02-Fluids (Crystalloids)",
-            "Continuous IV",
-            rng.uniform(50, 250, n),
-        ),
-        (crrt, 227536, None, "mEq.", "05-Med Bolus", "Drug Push", None),
-        (
-            block,
-            221555,
-            "mg/kg/hour",
-            "mg",
-            "01-Drips",
-            "Continuous Med",
-            rng.uniform(0.05, 0.2, len(block)),
-        ),
+        (tl, 225158, ("mL/hour", "mL", "02-Fluids (Crystalloids)", "Continuous IV"), fluid_rate),
+        (crrt, 227536, (None, "mEq.", "05-Med Bolus", "Drug Push"), None),
+        (block, 221555, ("mg/kg/hour", "mg", "01-Drips", "Continuous Med"), block_rate),
     ]
-    out: dict[str, list[np.ndarray]] = {
-        k: []
-        for k in (
-            "stay",
-            "start",
-            "end",
-            "itemid",
-            "rate",
-            "rateuom",
-            "amount",
-            "amountuom",
-            "weight",
-            "status",
-            "category",
-            "description",
-        )
-    }
-    for part_tl, item, rate_unit, amount_unit, category, description, rate in parts:
+    out: dict[str, list[np.ndarray]] = {k: [] for k in _ROW_KEYS}
+    for part_tl, item, labels, rate in parts:
         m = len(part_tl)
         hours = rng.uniform(1, 8, m) if rate is not None else np.full(m, 1 / 60)
-        out["stay"].append(part_tl.stay)
-        out["start"].append(part_tl.hours)
-        out["end"].append(part_tl.hours + hours)
-        out["itemid"].append(np.full(m, item))
-        out["rate"].append(np.full(m, np.nan) if rate is None else np.round(rate, 3))
-        out["rateuom"].append(np.full(m, rate_unit, dtype=object))
-        out["amount"].append(
-            np.round((rate * hours) if rate is not None else rng.uniform(10, 40, m), 3)
-        )
-        out["amountuom"].append(np.full(m, amount_unit, dtype=object))
-        out["weight"].append(s.weight[part_tl.stay])
-        out["status"].append(np.full(m, "FinishedRunning", dtype=object))
-        out["category"].append(np.full(m, category, dtype=object))
-        out["description"].append(np.full(m, description, dtype=object))
+        amount = rate * hours if rate is not None else rng.uniform(10, 40, m)
+        rates = np.full(m, np.nan) if rate is None else np.round(rate, 3)
+        values = {
+            "stay": part_tl.stay, "start": part_tl.hours, "end": part_tl.hours + hours,
+            "itemid": np.full(m, item), "rate": rates,
+            "amount": np.round(amount, 3), "weight": s.weight[part_tl.stay],
+            "status": np.full(m, "FinishedRunning", dtype=object),
+        }  # fmt: skip
+        for key, label in zip(
+            ("rateuom", "amountuom", "category", "description"), labels, strict=True
+        ):
+            values[key] = np.full(m, label, dtype=object)
+        for key in _ROW_KEYS:
+            out[key].append(values[key])
     return {k: np.concatenate(v) for k, v in out.items()}
 
 
