@@ -10,13 +10,14 @@ dropped, the environment is cleared, and the sandbox dies with the harness.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
 from m4bench.errors import M4BenchError
-from m4bench.sandbox.base import ProcessSandbox
+from m4bench.sandbox.base import ProcessSandbox, SandboxProcess
 from m4bench.sandbox.egress import proxy_environment
 from m4bench.sandbox.spec import (
     BRIDGE_IN_SANDBOX,
@@ -28,6 +29,8 @@ from m4bench.sandbox.spec import (
 
 BRIDGE_SCRIPT = Path(__file__).with_name("egress_bridge.py")
 SYSTEM_PYTHON = "/usr/bin/python3"
+SETPRIV = "/usr/bin/setpriv"
+_UID_BASE, _UID_SPAN = 200_000, 100_000
 _ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ETC_DIRS = ("/etc/ssl", "/etc/ca-certificates", "/etc/alternatives", "/etc/pki")
 _INSTALL_HINT = (
@@ -71,11 +74,17 @@ def _count_tasks_of(uid: int) -> int:
     return total
 
 
-def prlimit_argv(limits: Limits) -> list[str]:
+def sandbox_uid(spec: SandboxSpec) -> int:
+    """The unprivileged user id a root harness runs this sandbox as (one per workdir)."""
+    digest = hashlib.sha256(str(spec.workdir).encode()).digest()
+    return _UID_BASE + int.from_bytes(digest[:4], "big") % _UID_SPAN
+
+
+def prlimit_argv(limits: Limits, uid: int) -> list[str]:
     """``prlimit`` options for the limits (soft = hard).
 
-    RLIMIT_NPROC counts every task of the real user id, not only the sandbox's; the
-    limit is therefore the user's current task count plus the allowance.
+    RLIMIT_NPROC is checked against every task of the sandbox's user id (not only the
+    sandbox's own), so the limit is that user's current task count plus the allowance.
     """
     argv = ["prlimit"]
     if limits.cpu_seconds is not None:
@@ -85,8 +94,16 @@ def prlimit_argv(limits: Limits) -> list[str]:
     if limits.file_size_bytes is not None:
         argv.append(f"--fsize={limits.file_size_bytes}")
     if limits.processes is not None:
-        argv.append(f"--nproc={_count_tasks_of(os.getuid()) + limits.processes}")
+        argv.append(f"--nproc={_count_tasks_of(uid) + limits.processes}")
     return [*argv, "--"]
+
+
+def _chown_tree(root: Path, uid: int) -> None:
+    """Give the sandbox user the workdir (a root harness runs the sandbox unprivileged)."""
+    os.chown(root, uid, uid)
+    for parent, dirs, files in os.walk(root):
+        for name in dirs + files:
+            os.chown(os.path.join(parent, name), uid, uid, follow_symlinks=False)
 
 
 def _base_filesystem() -> list[str]:
@@ -112,15 +129,28 @@ class BwrapSandbox(ProcessSandbox):
         if check:
             check_bwrap_available()
 
+    def start(self, command: list[str], spec: SandboxSpec) -> SandboxProcess:
+        if os.geteuid() == 0 and spec.workdir.is_dir():
+            _chown_tree(spec.workdir, sandbox_uid(spec))
+        return super().start(command, spec)
+
     def build_argv(
         self, command: list[str], spec: SandboxSpec, egress_socket: Path | None
     ) -> list[str]:
-        argv = [*prlimit_argv(spec.limits), "bwrap"]
-        argv += ["--unshare-all", "--unshare-user", "--disable-userns"]
-        argv += ["--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL"]
+        as_root = os.geteuid() == 0
+        uid = sandbox_uid(spec) if as_root else os.getuid()
+        argv = [*prlimit_argv(spec.limits, uid), "bwrap"]
+        if as_root:
+            # Root is exempt from RLIMIT_NPROC and a user namespace would still map to
+            # root: keep the host user namespace and drop to ``uid`` with no capability.
+            argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+            argv += ["--unshare-cgroup-try"]
+        else:
+            argv += ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
+        argv += ["--die-with-parent", "--new-session", "--clearenv"]
         argv += _base_filesystem()
         argv += ["--proc", "/proc", "--dev", "/dev"]
-        argv += ["--size", str(spec.limits.tmp_size_bytes), "--tmpfs", "/tmp"]
+        argv += ["--perms", "1777", "--size", str(spec.limits.tmp_size_bytes), "--tmpfs", "/tmp"]
         for mount in sorted(spec.mounts, key=lambda m: (len(m.sandbox.parts), str(m.sandbox))):
             argv += ["--ro-bind", str(mount.host), str(mount.sandbox)]
         argv += ["--bind", str(spec.workdir), str(spec.workdir_in_sandbox)]
@@ -136,9 +166,12 @@ class BwrapSandbox(ProcessSandbox):
             prefix = [SYSTEM_PYTHON, "-I", str(BRIDGE_IN_SANDBOX)]
             prefix += ["--socket", str(EGRESS_SOCKET_IN_SANDBOX), "--port", str(spec.proxy_port)]
             prefix += ["--"]
+        argv += ["--remount-ro", "/"]
         for key in sorted(env):
             argv += ["--setenv", key, env[key]]
-        return [*argv, "--", *prefix, *command]
+        drop = [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups"] if as_root else []
+        drop += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"] if drop else []
+        return [*argv, "--", *drop, *prefix, *command]
 
     def path_for_agent(self, spec: SandboxSpec, host_path: Path) -> Path | None:
         return spec.path_in_sandbox(host_path)

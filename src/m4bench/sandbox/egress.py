@@ -82,7 +82,9 @@ class EgressProxy:
                 f"{self.socket_path}: cannot listen for the egress proxy: {exc}",
                 hint="the path must be short (under 108 bytes) and its directory writable",
             ) from exc
-        self.socket_path.chmod(0o660)
+        # The directory (mode 0700) guards the socket on the host; inside the sandbox an
+        # unprivileged user must be able to connect.
+        self.socket_path.chmod(0o666)
         server.listen(64)
         server.settimeout(0.2)
         self._server = server
