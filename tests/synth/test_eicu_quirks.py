@@ -21,6 +21,7 @@ CUSTOM = EicuQuirkRates(
     gcs_partial=0.25,
     gcs_score_family=0.55,
     gcs_uncharted=0.15,
+    exam_gcs_out_of_range=0.1,
     chart_duplicate=0.06,
     temperature_f_label=0.45,
     temperature_unit_swap=0.03,

@@ -116,6 +116,17 @@ DETECTORS: tuple[QuirkDetector, ...] = (
         _share(NC, f"{NUMBER} NOT BETWEEN 3 AND 15", f"{GCS_TOTALS} AND {NUMBER} IS NOT NULL"),
     ),
     QuirkDetector(
+        "exam_gcs_out_of_range",
+        "numeric physical-exam GCS totals (path tail of 1-2 characters) outside 3-15",
+        ("eicu_crd.physicalexam",),
+        _share(
+            "eicu_crd.physicalexam",
+            "TRY_CAST(physicalexamvalue AS DOUBLE) NOT BETWEEN 3 AND 15",
+            f"(physicalexampath LIKE {_lit(v.PE_GCS + '/_')} OR physicalexampath LIKE "
+            f"{_lit(v.PE_GCS + '/__')}) AND TRY_CAST(physicalexamvalue AS DOUBLE) IS NOT NULL",
+        ),
+    ),
+    QuirkDetector(
         "gcs_partial",
         "'Glasgow coma score' charting times without all of total/motor/verbal/eyes",
         (NC,),

@@ -72,7 +72,7 @@ BUILDERS: dict[str, Builder] = {
     "apachepredvar": eicu_apache.apachepredvar,
     "apachepatientresult": lambda c, r, q: eicu_apache.apachepatientresult(c, r),
     "nursecharting": eicu_nursecharting.nursecharting,
-    "physicalexam": lambda c, r, q: eicu_physicalexam.physicalexam(c, r),
+    "physicalexam": eicu_physicalexam.physicalexam,
     "intakeoutput": eicu_intakeoutput.intakeoutput,
     "respiratorycare": eicu_respiratory.respiratorycare,
     "respiratorycharting": lambda c, r, q: eicu_respiratory.respiratorycharting(c, r),

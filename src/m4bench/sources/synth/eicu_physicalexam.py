@@ -14,12 +14,15 @@ import pyarrow as pa
 
 from m4bench.sources.synth import eicu_vocab as v
 from m4bench.sources.synth.eicu_cohort import EicuCohort
+from m4bench.sources.synth.eicu_quirks import EicuQuirkRates
 from m4bench.sources.synth.eicu_series import gcs_at, gcs_components, time_grid
 
 OTHER_SHARE = 0.7  # share of the other exam paths documented at each exam
 
 
-def physicalexam(cohort: EicuCohort, rng: np.random.Generator) -> dict[str, Any]:
+def physicalexam(
+    cohort: EicuCohort, rng: np.random.Generator, quirks: EicuQuirkRates
+) -> dict[str, Any]:
     """Every physicalexam column except ``physicalexamid`` for one chunk."""
     n = cohort.n
     first = np.where(rng.random(n) < 0.9, rng.integers(30, 1200, n), rng.integers(-600, 30, n))
@@ -31,6 +34,8 @@ def physicalexam(cohort: EicuCohort, rng: np.random.Generator) -> dict[str, Any]
     eyes, verbal, motor, total = gcs_components(
         rng, gcs_at(cohort, rng, o, t), np.zeros(o.size, dtype=bool)
     )
+    typo = rng.random(total.size) < quirks.exam_gcs_out_of_range
+    total = np.where(typo, np.array([0, 1, 2, 16, 45])[rng.integers(0, 5, total.size)], total)
     paths: list[np.ndarray] = [np.array([f"{v.PE_GCS}/{x}" for x in total.tolist()], dtype=object)]
     values: list[np.ndarray] = [total.astype(str).astype(object)]
     owners, offsets = [o], [t]

@@ -44,6 +44,9 @@ class EicuQuirkRates(BaseModel):
     gcs_uncharted: float = Field(
         0.06, ge=0, le=1, description="stays without any nursecharting GCS row"
     )
+    exam_gcs_out_of_range: float = Field(
+        0.02, ge=0, le=1, description="physical-exam GCS totals outside 3-15 (typos)"
+    )
     chart_duplicate: float = Field(
         0.03,
         ge=0,
