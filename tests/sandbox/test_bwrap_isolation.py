@@ -43,6 +43,7 @@ def test_mounts_are_read_only_and_writes_stay_in_the_workdir(tmp_path: Path) -> 
         "echo private > /tmp/scratch; echo tmp=$?; echo ok > out.txt; pwd"
     )
     result, out = run(spec, script)
+    assert result.returncode == 0
     assert "rows" in out
     assert "data=0" not in out and "usr=0" not in out and "root=0" not in out
     assert "tmp=0" in out and "/workdir" in out
@@ -63,8 +64,9 @@ def test_only_loopback_and_no_route_to_host_ports(tmp_path: Path) -> None:
             "    print('refused', exc)\n"
         )
         spec = make_spec(tmp_path)
-        result, out = run(spec, f"cat /proc/net/dev; /usr/bin/python3 -c \"{probe}\"")
+        result, out = run(spec, f'cat /proc/net/dev; /usr/bin/python3 -c "{probe}"')
         assert hits.count == 0
+    assert result.returncode == 0
     interfaces = [line.split(":")[0].strip() for line in out.splitlines() if ":" in line]
     assert interfaces[-1:] == ["lo"] and "refused" in out
     assert [name for name in interfaces if name.isalnum()] == ["lo"]
@@ -74,6 +76,7 @@ def test_environment_is_only_what_is_given(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setenv("M4BENCH_TEST_SECRET", "sk-should-not-leak")
     spec = make_spec(tmp_path, env={"PATH": "/usr/bin:/bin", "GIVEN": "yes"})
     result, out = run(spec, "env")
+    assert result.returncode == 0
     names = {line.split("=", 1)[0] for line in out.splitlines() if "=" in line}
     assert "sk-should-not-leak" not in out
     assert names <= {"PATH", "GIVEN", "PWD", "SHLVL", "_"}
@@ -124,6 +127,7 @@ def test_file_size_limit_stops_a_disk_filler(tmp_path: Path) -> None:
 def test_private_tmp_has_its_size_cap(tmp_path: Path) -> None:
     spec = make_spec(tmp_path, limits=Limits(tmp_size_bytes=4 << 20))
     result, out = run(spec, "dd if=/dev/zero of=/tmp/fill bs=1M count=16 2>&1; ls -l /tmp/fill")
+    assert result.returncode == 0
     size = int(out.split()[-5]) if "/tmp/fill" in out else 0
     assert 0 < size <= 4 << 20
 
@@ -131,5 +135,6 @@ def test_private_tmp_has_its_size_cap(tmp_path: Path) -> None:
 def test_harness_processes_are_not_visible(tmp_path: Path) -> None:
     spec = make_spec(tmp_path)
     result, out = run(spec, "ls /proc | grep -c '^[0-9]'")
+    assert result.returncode == 0
     assert int(out.strip()) < 10
     assert str(os.getpid()) not in out.split()

@@ -106,6 +106,24 @@ def _chown_tree(root: Path, uid: int) -> None:
             os.chown(os.path.join(parent, name), uid, uid, follow_symlinks=False)
 
 
+def _parent_dirs(destinations: list[Path]) -> list[str]:
+    """Create the missing parents of bind destinations as 0755 directories.
+
+    bwrap would create them 0700, which an unprivileged sandbox user cannot traverse.
+    """
+    covered = {Path("/usr"), Path("/etc"), Path("/tmp"), Path("/proc"), Path("/dev")}
+    made: list[Path] = []
+    for dest in destinations:
+        for parent in reversed(dest.parents[:-1]):
+            if parent in made or any(parent == c or c in parent.parents for c in covered):
+                continue
+            made.append(parent)
+    argv: list[str] = []
+    for path in made:
+        argv += ["--perms", "0755", "--dir", str(path)]
+    return argv
+
+
 def _base_filesystem() -> list[str]:
     argv = ["--ro-bind", "/usr", "/usr"]
     for name in _ROOT_LINKS:
@@ -151,7 +169,10 @@ class BwrapSandbox(ProcessSandbox):
         argv += _base_filesystem()
         argv += ["--proc", "/proc", "--dev", "/dev"]
         argv += ["--perms", "1777", "--size", str(spec.limits.tmp_size_bytes), "--tmpfs", "/tmp"]
-        for mount in sorted(spec.mounts, key=lambda m: (len(m.sandbox.parts), str(m.sandbox))):
+        mounts = sorted(spec.mounts, key=lambda m: (len(m.sandbox.parts), str(m.sandbox)))
+        destinations = [m.sandbox for m in mounts] + [spec.workdir_in_sandbox, BRIDGE_IN_SANDBOX]
+        argv += _parent_dirs(destinations)
+        for mount in mounts:
             argv += ["--ro-bind", str(mount.host), str(mount.sandbox)]
         argv += ["--bind", str(spec.workdir), str(spec.workdir_in_sandbox)]
         argv += ["--chdir", str(spec.workdir_in_sandbox)]

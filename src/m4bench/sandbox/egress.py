@@ -174,6 +174,8 @@ class EgressProxy:
         with upstream:
             if request.method == "CONNECT":
                 client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                if request.rest:
+                    upstream.sendall(request.rest)
             else:
                 upstream.sendall(request.head + request.rest)
             _relay(client, upstream, self._stopping)
