@@ -151,7 +151,8 @@ def test_vasopressor_unit_variants_and_overlaps(qcon: duckdb.DuckDBPyConnection)
     variants = rate(
         qcon,
         """SELECT COUNT(*) FILTER (WHERE rateuom IN ('mg/kg/min', 'mcg/min', 'units/min')),
-        COUNT(*) FROM mimiciv_icu.inputevents WHERE itemid IN (221906, 221749, 222315)""",
+        COUNT(*) FROM mimiciv_icu.inputevents WHERE itemid IN
+            (221906, 221289, 221662, 221653, 221749, 222315, 221986)""",
     )
     close(variants, Q.vasopressor_unit_variant, 0.05)
     assert (

@@ -88,13 +88,16 @@ class QuirkRates(BaseModel):
         0.05, ge=0, le=1, description="arterial blood gases with a venous gas at the same time"
     )
     device_without_flow: float = Field(
-        0.3, ge=0, le=1, description="O2 device rows charted without an O2 flow at that time"
+        0.3,
+        ge=0,
+        le=1,
+        description="O2 device rows (other than 'None') charted without an O2 flow at that time",
     )
     vasopressor_unit_variant: float = Field(
         0.01,
         ge=0,
         le=1,
-        description="vasopressor rows in a rare rate unit (mg/kg/min, mcg/min, ...)",
+        description="vasoactive rows in a rare rate unit (mg/kg/min, mcg/min, units/min)",
     )
     vasopressor_overlap: float = Field(
         0.1, ge=0, le=1, description="vasopressor infusions with a second overlapping order"
@@ -107,7 +110,7 @@ class QuirkRates(BaseModel):
         0.04, ge=0, le=1, description="ICU stays whose intime precedes the admission time"
     )
     null_route_antibiotic: float = Field(
-        0.02, ge=0, le=1, description="antibiotic prescriptions with a NULL route"
+        0.02, ge=0, le=1, description="prescriptions (antibiotics among them) with a NULL route"
     )
     organ_donor_admission: float = Field(
         0.05, ge=0, le=1, description="in-hospital deaths followed by an organ-donor admission"

@@ -29,6 +29,16 @@ FILLER_NUMERIC = (
     (223752, 90.0, "mmHg"),
     (223769, 100.0, "%"),
     (223770, 90.0, "%"),
+    (224161, 35.0, "insp/min"),
+    (224162, 8.0, "insp/min"),
+)
+FILLER_BRADEN = (
+    (224054, ("No Impairment", "Slightly Limited", "Very Limited", "Completely Limited")),
+    (224055, ("Rarely Moist", "Occasionally Moist", "Moist", "Consistently Moist")),
+    (224056, ("Bedfast", "Chairfast", "Walks Occasionally")),
+    (224057, ("Very Limited", "Slightly Limited", "Completely Immobile", "No Limitations")),
+    (224058, ("Adequate", "Probably Inadequate", "Very Poor", "Excellent")),
+    (224059, ("Potential Problem", "Problem", "No Apparent Problem")),
 )
 FILLER_TEXT = (
     (224080, ("30 Degrees", "45 Degrees", "Flat")),
@@ -220,17 +230,16 @@ def crrt(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates)
     rows.text(first, 226118, np.full(len(first), "Yes", dtype=object))
 
 
-def filler(
-    rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates, per_hour: float
-) -> None:
-    """Items no concept reads (alarm limits, positioning, checks), for realistic table volume."""
-    if per_hour <= 0:
-        return
-    items = len(FILLER_NUMERIC) + len(FILLER_TEXT)
-    step = max(items / per_hour, 0.05)
-    for i, (itemid, level, unit) in enumerate(FILLER_NUMERIC):
-        tl = timeline(rng, s, np.ones(len(s), bool), i * 0.1, s.los_h, step, q.off_hour_time)
+def filler(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> None:
+    """Items no concept reads, for realistic table volume: hourly alarm limits, bed position
+    and checks, Braden scale items every 12 h."""
+    every = np.ones(len(s), bool)
+    for itemid, level, unit in FILLER_NUMERIC:
+        tl = timeline(rng, s, every, 0.0, s.los_h, 1.0, q.off_hour_time)
         rows.numeric(tl, itemid, np.full(len(tl), level), unit, 0)
-    for i, (itemid, options) in enumerate(FILLER_TEXT):
-        tl = timeline(rng, s, np.ones(len(s), bool), 0.05 + i * 0.1, s.los_h, step, q.off_hour_time)
+    for itemid, options in FILLER_TEXT:
+        tl = timeline(rng, s, every, 0.0, s.los_h, 1.0, q.off_hour_time)
         rows.text(tl, itemid, pick(rng, options, len(tl)))
+    for itemid, braden in FILLER_BRADEN:
+        tl = timeline(rng, s, every, 2.0, s.los_h, 12.0, q.off_hour_time)
+        rows.text(tl, itemid, pick(rng, braden, len(tl)))

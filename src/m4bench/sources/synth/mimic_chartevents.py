@@ -13,16 +13,12 @@ from m4bench.sources.synth.mimic_events import ChartRows
 from m4bench.sources.synth.mimic_latent import StayState
 from m4bench.sources.synth.mimic_resp import respiratory
 
-# rows per ICU hour of the filler items, so the table has its real volume (~4,600 rows per stay)
-DEFAULT_FILLER_PER_HOUR = 45.0
-
 
 def chartevents_chunk(
     rng: np.random.Generator,
     state: StayState,
     ids: dict[str, np.ndarray],
     quirks: QuirkRates,
-    filler_per_hour: float = DEFAULT_FILLER_PER_HOUR,
 ) -> dict[str, Any]:
     """All chartevents columns for the chunk; ``ids`` holds subject/hadm/stay ids per stay."""
     rows = ChartRows()
@@ -32,7 +28,7 @@ def chartevents_chunk(
     respiratory(rng, state, rows, quirks)
     rhythm_and_neuro(rng, state, rows, quirks)
     crrt(rng, state, rows, quirks)
-    filler(rng, state, rows, quirks, filler_per_hour)
+    filler(rng, state, rows, quirks)
     data = rows.finish()
     stay, time = data["stay"], data["time"]
     storetime = time + rng.integers(1, 45, len(stay)) * 60

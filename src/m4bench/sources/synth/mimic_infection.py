@@ -192,13 +192,12 @@ def prescriptions_chunk(
         prophylactic, rng.uniform(12, 24, len(stay)), rng.uniform(24, 24 * 7, len(stay))
     )
     route = chosen[:, 1].copy()
-    route[rng.random(len(stay)) < q.null_route_antibiotic] = None
     base = rng.random(len(stay)) < 0.05
     parts: list[tuple[np.ndarray, ...]] = [
         (stay, start, duration, chosen[:, 0], route, np.where(base, "BASE", "MAIN").astype(object))
     ]
     parts.append(_decoys(rng, s))
-    return _prescription_columns(rng, s, ids, parts, first_pharmacy)
+    return _prescription_columns(rng, s, ids, parts, first_pharmacy, q)
 
 
 def _decoys(rng: np.random.Generator, s: StayState) -> tuple[np.ndarray, ...]:
@@ -232,10 +231,13 @@ def _prescription_columns(
     ids: dict[str, np.ndarray],
     parts: list[tuple[np.ndarray, ...]],
     first_pharmacy: int,
+    q: QuirkRates,
 ) -> Columns:
     stay, start_h, dur_h, drug, route, dtype_ = (
         np.concatenate([p[i] for p in parts]) for i in range(6)
     )
+    route = route.copy()
+    route[rng.random(len(route)) < q.null_route_antibiotic] = None
     start = s.intime[stay] + _minutes(start_h)
     order = np.lexsort((drug.astype(str), start, stay))
     m = len(order)

@@ -63,6 +63,20 @@ def respiratory(rng: np.random.Generator, s: StayState, rows: ChartRows, q: Quir
     rows.text(tl, 226732, np.full(len(tl), DEVICE_NONE, dtype=object))
 
 
+def _flow(
+    rng: np.random.Generator,
+    rows: ChartRows,
+    q: QuirkRates,
+    tl: Timeline,
+    itemid: int,
+    low: float,
+    high: float,
+) -> None:
+    """O2 flow at the device's charttimes, except for a share ``device_without_flow``."""
+    keep = rng.random(len(tl)) >= q.device_without_flow
+    rows.numeric(tl.take(keep), itemid, rng.uniform(low, high, int(keep.sum())), "L/min", 0)
+
+
 def _invasive(
     rng: np.random.Generator,
     s: StayState,
@@ -74,6 +88,7 @@ def _invasive(
 ) -> None:
     dev = timeline(rng, s, mask, on, off, 4.0, q.off_hour_time)
     rows.text(dev, 226732, np.full(len(dev), "Endotracheal tube", dtype=object))
+    _flow(rng, rows, q, dev, 223834, 2, 10)
     conflict = dev.take(rng.random(len(dev)) < 0.02)
     rows.text(conflict, 226732, np.full(len(conflict), "Nasal cannula", dtype=object))
     settings = timeline(rng, s, mask, on + 1, off, 4.0, q.off_hour_time)
@@ -136,7 +151,7 @@ def _trach(
 ) -> None:
     tl = timeline(rng, s, mask, on, off, 4.0, q.off_hour_time)
     rows.text(tl, 226732, pick(rng, DEVICES_TRACH, len(tl)))
-    rows.numeric(tl, 223834, rng.uniform(5, 12, len(tl)), "L/min", 0)
+    _flow(rng, rows, q, tl, 223834, 5, 12)
     cpap = tl.take(rng.random(len(tl)) < 0.5)
     rows.text(cpap, 223849, np.full(len(cpap), "CPAP/PSV", dtype=object))
 
@@ -153,7 +168,7 @@ def _niv(
     tl = timeline(rng, s, mask, on, off, 2.0, q.off_hour_time)
     kind = np.array(DEVICES_NIV, dtype=object)[tl.stay % 2]
     rows.text(tl, 226732, kind)
-    rows.numeric(tl, 227582, rng.uniform(2, 15, len(tl)), "L/min", 0)
+    _flow(rng, rows, q, tl, 227582, 2, 15)
     sev = s.severity_at(tl.stay, tl.hours)
     rows.numeric(tl, 223835, fio2_values(rng, np.clip(35 + 45 * sev, 21, 100), q), "%", 2)
     ham = tl.take(rng.random(len(tl)) < 0.2)
@@ -175,7 +190,7 @@ def _hfnc(
 ) -> None:
     tl = timeline(rng, s, mask, on, off, 3.0, q.off_hour_time)
     rows.text(tl, 226732, np.full(len(tl), DEVICE_HFNC, dtype=object))
-    rows.numeric(tl, 223834, rng.uniform(30, 60, len(tl)), "L/min", 0)
+    _flow(rng, rows, q, tl, 223834, 30, 60)
     rows.numeric(tl, 223835, fio2_values(rng, rng.uniform(40, 90, len(tl)), q), "%", 2)
 
 

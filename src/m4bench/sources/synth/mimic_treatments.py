@@ -173,9 +173,10 @@ def _drip_rows(
         else np.zeros(0, dtype=object)
     )
     weight = s.weight[stay].copy()
-    rare = (rng.random(n) < q.vasopressor_unit_variant) & np.isin(
-        item, list(VASOPRESSOR_RARE_UNITS)
-    )
+    eligible = np.isin(item, list(VASOPRESSOR_RARE_UNITS))
+    # the rate is a share of all vasoactive rows; only three drugs have a rare unit
+    share = min(1.0, q.vasopressor_unit_variant * n / max(int(eligible.sum()), 1))
+    rare = eligible & (rng.random(n) < share)
     unit[rare] = np.array([VASOPRESSOR_RARE_UNITS[int(i)] for i in item[rare]], dtype=object)
     ne_mg = rare & (item == 221906)
     weight[ne_mg] = 1.0
