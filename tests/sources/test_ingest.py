@@ -320,3 +320,21 @@ def test_a_lost_table_file_is_rebuilt(home: DataHome, eicu_tree: Path) -> None:
     assert load_source(home, "e").connect().execute(
         "SELECT COUNT(*) FROM eicu_crd.lab"
     ).fetchone() == (2,)
+
+
+def test_error_explanations_tell_input_from_output_problems() -> None:
+    import duckdb
+
+    from m4bench.sources.csv_sql import explain_csv_error
+
+    path = Path("/data/icu/chartevents.csv.gz")
+    con = duckdb.connect()
+    with pytest.raises(duckdb.Error) as parse:
+        con.execute("SELECT CAST('x' AS INTEGER)")
+    parsed = explain_csv_error(path, parse.value)
+    assert parsed.message.startswith(str(path)) and "download it again" in (parsed.hint or "")
+    with pytest.raises(duckdb.IOException) as io_error:
+        con.execute("COPY (SELECT 1) TO '/nonexistent-dir/x.parquet' (FORMAT PARQUET)")
+    written = explain_csv_error(path, io_error.value)
+    assert "writing its table failed" in written.message
+    assert "free space" in (written.hint or "")

@@ -48,6 +48,12 @@ def explain_csv_error(path: Path, exc: duckdb.Error) -> M4BenchError:
     line_match = re.search(r"CSV Error on Line: (\d+)", text)
     where = f"{path} line {line_match.group(1)}" if line_match else str(path)
     detail = _first_cause(text)
+    if line_match is None and isinstance(exc, duckdb.IOException) and "csv" not in detail.lower():
+        return M4BenchError(
+            f"{path}: writing its table failed: {detail}",
+            hint="check free space and permissions in the data home, then run the same "
+            "command again. Tables ingested before this one are kept",
+        )
     return M4BenchError(
         f"{where}: {detail}",
         hint="the file does not match the official release (damaged, edited or another "
