@@ -18,6 +18,7 @@ from m4bench.cli import data_profile as data_profile_cli
 from m4bench.cli import data_synth as data_synth_cli
 from m4bench.cli import data_synth_eicu as data_synth_eicu_cli
 from m4bench.cli import score as score_cli
+from m4bench.cli import setup as setup_cli
 from m4bench.cli import tasks as tasks_cli
 from m4bench.errors import M4BenchError
 
@@ -36,6 +37,7 @@ app.command("reference")(tasks_cli.reference_command)
 app.add_typer(concepts_cli.app, name="concepts")
 app.command("analyze")(analyze_cli.analyze_command)
 app.command("score")(score_cli.score_command)
+app.command("setup")(setup_cli.setup_command)
 
 
 @app.command()

@@ -7,6 +7,7 @@
     tasks/<source>/<schema>/<task>/agent.duckdb         the task's agent catalog
     tasks/<source>/<schema>/<task>/catalog.json         AgentCatalogManifest
     tasks/<source>/<schema>/<task>/m4data/...           links to the allowed Parquet files
+    tasks/<source>/<variant>/<task>/dictionary.md       schema dictionary (perturbed only)
     perturbed/<source>/mapping.json                     the full name mapping (never mounted)
     perturbed/<source>/<variant>/parquet/<s>/<t>.parquet
     perturbed/<source>/<variant>/perturbed.json         PerturbedManifest
@@ -31,6 +32,7 @@ SCHEMA_VARIANTS: tuple[SchemaVariant, ...] = ("native", "obfuscated", "restructu
 DATA_DIR = "m4data"
 CATALOG_FILE = "agent.duckdb"
 CATALOG_MANIFEST = "catalog.json"
+DICTIONARY_FILE = "dictionary.md"
 GROUND_TRUTH_DIR = "ground-truth"
 PERTURBED_DIR = "perturbed"
 MAPPING_FILE = "mapping.json"
