@@ -61,3 +61,18 @@ def test_user_errors_exit_2_without_traceback(tmp_path: Path) -> None:
         capture_output=True, text=True, check=False, env=env,
     )  # fmt: skip
     assert empty.returncode == 2 and "no source named 'nope'" in empty.stderr
+
+
+def test_list_shows_a_damaged_source_instead_of_failing(home: DataHome, eicu_tree: Path) -> None:
+    from m4bench.sources.ingest import ingest_dataset
+    from m4bench.sources.inventory import list_sources
+
+    ingest_dataset(home, "eicu", eicu_tree, name="good", tables=["patient"])
+    broken = home.source_dir("broken")
+    broken.mkdir(parents=True)
+    (broken / "source.json").write_text('{"name": "broken"}')
+    summaries = {s.name: s for s in list_sources(home)}
+    assert summaries["good"].rows == 3 and summaries["good"].problem is None
+    assert "invalid SourceManifest record" in (summaries["broken"].problem or "")
+    result = runner.invoke(app, ["list", "--home", str(home.root)], terminal_width=200)
+    assert result.exit_code == 0 and "damaged" in result.output
