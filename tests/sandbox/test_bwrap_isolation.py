@@ -29,7 +29,7 @@ def test_unmounted_host_paths_are_invisible(tmp_path: Path) -> None:
     result, out = run(spec, script)
     assert result.returncode == 0
     assert "42" not in out
-    assert "rc=1" in out and "home=2" in out and "tmp=2" in out
+    assert "rc=1" in out and "home=2" in out and "tmp=2" in out, out
 
 
 def test_mounts_are_read_only_and_writes_stay_in_the_workdir(tmp_path: Path) -> None:
