@@ -178,6 +178,27 @@ def test_deaths_match_discharge(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+def test_unit_stays_of_one_hospital_stay_agree(con: duckdb.DuckDBPyConnection) -> None:
+    disagreeing = _one(
+        con,
+        "SELECT COUNT(*) FROM (SELECT patienthealthsystemstayid FROM eicu_crd.patient "
+        "GROUP BY 1 HAVING COUNT(DISTINCT hospitaldischargeoffset - hospitaladmitoffset) > 1 "
+        "OR COUNT(DISTINCT hospitaladmittime24) > 1 OR COUNT(DISTINCT hospitaldischargeyear) > 1 "
+        "OR COUNT(DISTINCT COALESCE(hospitaldischargestatus, '?')) > 1)",
+    )
+    assert disagreeing == 0
+    # later unit stays start later in the hospital stay
+    assert (
+        _one(
+            con,
+            "SELECT COUNT(*) FROM (SELECT hospitaladmitoffset - LAG(hospitaladmitoffset) OVER "
+            "(PARTITION BY patienthealthsystemstayid ORDER BY unitvisitnumber) AS d FROM "
+            "eicu_crd.patient) WHERE d >= 0",
+        )
+        == 0
+    )
+
+
 def test_apache_tables_have_their_cardinalities(con: duckdb.DuckDBPyConnection) -> None:
     for table in ("apacheapsvar", "apachepredvar"):
         assert (

@@ -32,15 +32,9 @@ def uniquepid(patient_index: np.ndarray) -> np.ndarray:
 def patient(cohort: EicuCohort, rng: np.random.Generator) -> dict[str, Any]:
     """Every patient column for one chunk."""
     n = cohort.n
-    unit_admit = rng.integers(0, 1440, n)
-    died_in_unit = cohort.died & (rng.random(n) < 0.75)
-    after_unit = np.where(died_in_unit, rng.integers(0, 30, n), rng.integers(120, 12_000, n))
-    hospital_discharge = cohort.los_minutes + after_unit
-    status = np.where(cohort.died, "Expired", "Alive").astype(object)
-    status[rng.random(n) < 0.005] = None
-    alive_location = pick_weighted(
-        rng, v.DISCHARGE_LOCATIONS_ALIVE, v.DISCHARGE_LOCATION_WEIGHTS, n
-    )
+    hospital = _hospital_stay(cohort, rng)
+    unit_admit = hospital["admit_clock"] - cohort.hospital_admit_offset
+    died_in_unit = cohort.died & hospital["died_in_unit"]
     unit_location = pick_weighted(
         rng, v.UNIT_DISCHARGE_LOCATIONS_ALIVE, v.UNIT_DISCHARGE_WEIGHTS, n
     )
@@ -59,14 +53,14 @@ def patient(cohort: EicuCohort, rng: np.random.Generator) -> dict[str, Any]:
         "hospitalid": cohort.hospital_id,
         "wardid": cohort.hospital_id * 10 + rng.integers(0, 4, n),
         "admissionheight": np.where(rng.random(n) < 0.04, np.nan, cohort.height_cm),
-        "hospitaladmittime24": clock(unit_admit + cohort.hospital_admit_offset),
+        "hospitaladmittime24": clock(hospital["admit_clock"]),
         "hospitaladmitoffset": cohort.hospital_admit_offset,
-        "hospitaladmitsource": pick(rng, v.HOSPITAL_ADMIT_SOURCES, n),
-        "hospitaldischargeyear": np.where(rng.random(n) < 0.5, 2014, 2015),
-        "hospitaldischargetime24": clock(unit_admit + hospital_discharge),
-        "hospitaldischargeoffset": hospital_discharge,
-        "hospitaldischargelocation": np.where(cohort.died, "Death", alive_location),
-        "hospitaldischargestatus": status,
+        "hospitaladmitsource": hospital["source"],
+        "hospitaldischargeyear": hospital["year"],
+        "hospitaldischargetime24": clock(unit_admit + hospital["discharge"]),
+        "hospitaldischargeoffset": hospital["discharge"],
+        "hospitaldischargelocation": hospital["location"],
+        "hospitaldischargestatus": hospital["status"],
         "unittype": pick_weighted(rng, v.UNIT_TYPES, v.UNIT_TYPE_WEIGHTS, n),
         "unitadmittime24": clock(unit_admit),
         "unitvisitnumber": cohort.visit_number,
@@ -78,6 +72,37 @@ def patient(cohort: EicuCohort, rng: np.random.Generator) -> dict[str, Any]:
         "unitdischargestatus": np.where(died_in_unit, "Expired", "Alive"),
         "uniquepid": uniquepid(cohort.patient_index),
         **_admission(cohort, rng),
+    }
+
+
+def _hospital_stay(cohort: EicuCohort, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Hospital-stay facts shared by every unit stay of one hospital stay.
+
+    Admission clock, source and discharge (time, year, location, status) are drawn
+    once per hospital stay; the discharge offset of each unit stay is that one
+    discharge seen from its own unit admission. A death happens in the last unit stay.
+    """
+    n = cohort.n
+    hs = cohort.health_system_stay_id
+    group = np.cumsum(np.r_[True, hs[1:] != hs[:-1]]) - 1 if n else np.zeros(0, dtype=np.int64)
+    last = np.flatnonzero(np.r_[hs[1:] != hs[:-1], True])[group] if n else group
+    died_in_unit = rng.random(n) < 0.75
+    after_unit = np.where(
+        cohort.died & died_in_unit, rng.integers(0, 30, n), rng.integers(120, 12_000, n)
+    )
+    from_admission = -cohort.hospital_admit_offset + cohort.los_minutes + after_unit
+    died = cohort.died[last]
+    status = np.where(died, "Expired", "Alive").astype(object)
+    status[(rng.random(n) < 0.005)[group]] = None
+    alive = pick_weighted(rng, v.DISCHARGE_LOCATIONS_ALIVE, v.DISCHARGE_LOCATION_WEIGHTS, n)
+    return {
+        "admit_clock": rng.integers(0, 1440, n)[group],
+        "source": pick(rng, v.HOSPITAL_ADMIT_SOURCES, n)[group],
+        "year": np.where(rng.random(n) < 0.5, 2014, 2015)[group],
+        "discharge": from_admission[last] + cohort.hospital_admit_offset,
+        "location": np.where(died, "Death", alive[last]),
+        "status": status,
+        "died_in_unit": died_in_unit,
     }
 
 
