@@ -145,11 +145,17 @@ def list_source_names(home: DataHome) -> list[str]:
 def write_parquet(
     con: duckdb.DuckDBPyConnection, query: str, target: Path, row_group_size: int = 122_880
 ) -> int:
-    """Write the result of ``query`` to ``target`` as zstd Parquet, atomically; return rows."""
+    """Write the result of ``query`` to ``target`` as zstd Parquet, atomically; return rows.
+
+    DuckDB's own temporary file is turned off (``USE_TMP_FILE false``): our temp path
+    already makes the write atomic, and DuckDB leaves its ``tmp_`` file behind when a
+    COPY fails.
+    """
     with atomic_path(target) as tmp:
         con.execute(
             f"COPY ({query}) TO '{_sql_str(tmp)}' "
-            f"(FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE {row_group_size})"
+            f"(FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE {row_group_size}, "
+            "USE_TMP_FILE false)"
         )
         count = con.execute(f"SELECT COUNT(*) FROM read_parquet('{_sql_str(tmp)}')").fetchone()
     return int(count[0]) if count else 0
