@@ -230,6 +230,11 @@ MIMIC_ROWS: dict[str, list[Mapping[str, object]]] = {
             "rateuom": "mg/kg/min",
         },
     ],
+    "mimiciv_hosp.prescriptions": [
+        {"subject_id": 1, "hadm_id": 20, "pharmacy_id": 1, "drug": "Vancomycin", "route": None},
+        {"subject_id": 1, "hadm_id": 20, "pharmacy_id": 2, "drug": "CefTRIAXone", "route": "IV"},
+        {"subject_id": 1, "hadm_id": 20, "pharmacy_id": 3, "drug": "Acetaminophen", "route": None},
+    ],
     "mimiciv_hosp.microbiologyevents": [
         {
             "microevent_id": 1,
@@ -294,6 +299,7 @@ def test_mimic_detectors_measure_hand_made_quirks(tmp_path: Path) -> None:
         "off_hour_time": (1, 14),
         "chart_duplicate": (4, 10),
         "vasopressor_overlap": (1, 3),
+        "null_route_antibiotic": (1, 2),
         "vasopressor_unit_variant": (1, 3),
     }
     for name, counts in expected.items():
