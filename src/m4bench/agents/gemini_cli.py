@@ -82,16 +82,19 @@ class GeminiCliAdapter(CliAdapter):
         events, bad = read_jsonl(path)
         summary = TraceSummary(agent=self.name, unparsed_lines=bad)
         models: set[str] = set()
+        previous = None
         for event in events:
             kind = event.get("type")
+            speaking = kind == "message" and event.get("role") == "assistant"
+            if speaking and previous != "assistant":
+                summary.turns += 1
+            previous = "assistant" if speaking else kind
             if isinstance(event.get("model"), str):
                 models.add(event["model"])
             if kind == "tool_use":
                 summary.tool_calls += 1
                 if event.get("tool_name") in WEB_TOOLS:
                     summary.web_tool_uses += 1
-            elif kind == "message" and event.get("role") == "assistant":
-                summary.turns += 0 if event.get("delta") else 1
             elif kind == "error":
                 summary.errors.append(str(event.get("message", "error")))
             elif kind == "result":

@@ -1,0 +1,102 @@
+"""Each CLI's trace, hand-written in its documented shape, gives the right accounting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from m4bench.agents.atif import Trajectory
+from m4bench.agents.base import TokenUsage
+from m4bench.agents.registry import get_adapter
+from m4bench.errors import M4BenchError
+
+TRACES = Path(__file__).parent / "traces"
+
+
+def test_claude_uses_the_result_totals_once() -> None:
+    summary = get_adapter("claude-code").parse_trace(TRACES / "claude_stream.jsonl")
+    # msg_1 repeats its usage on two content-block events; the result event repeats
+    # the session totals. Counted once: 10+5+3 uncached, 0+1000+1050 cache reads.
+    assert summary.usage == TokenUsage(
+        input_uncached=18, input_cache_read=2050, input_cache_write=1050, output=55
+    )
+    assert summary.cost_usd == pytest.approx(0.0123)
+    assert (summary.turns, summary.tool_calls, summary.web_tool_uses) == (3, 2, 1)
+    assert summary.model_strings == ["claude-sonnet-4-5"]
+
+
+def test_claude_without_a_result_event_counts_each_message_once(tmp_path: Path) -> None:
+    lines = (TRACES / "claude_stream.jsonl").read_text().splitlines()
+    truncated = tmp_path / "trace.jsonl"
+    truncated.write_text("\n".join(lines[:-1]) + "\n")
+    summary = get_adapter("claude-code").parse_trace(truncated)
+    assert summary.usage == TokenUsage(
+        input_uncached=18, input_cache_read=2050, input_cache_write=1050, output=55
+    )
+    assert summary.cost_usd is None and summary.cost_source == "not reported"
+
+
+def test_claude_trajectory_pairs_results_with_calls() -> None:
+    trajectory = get_adapter("claude-code").to_atif(TRACES / "claude_stream.jsonl")
+    assert trajectory.session_id == "sess-1"
+    assert [step.step_id for step in trajectory.steps] == [1, 2, 3]
+    first = trajectory.steps[0]
+    assert first.message == "Let me look at the database."
+    assert first.tool_calls[0].arguments == {"command": "ls"}
+    assert first.observation == "database.duckdb\ninstruction.md"
+    assert trajectory.steps[1].observation == "tool is disallowed"
+    assert trajectory.final_metrics.total_prompt_tokens == 18 + 2050 + 1050
+    assert trajectory.final_metrics.total_cached_tokens == 2050
+
+
+def test_codex_cached_input_is_inside_input_tokens() -> None:
+    summary = get_adapter("codex").parse_trace(TRACES / "codex_exec.jsonl")
+    assert summary.usage == TokenUsage(input_uncached=400, input_cache_read=1100, output=100)
+    assert (summary.turns, summary.tool_calls, summary.web_tool_uses) == (2, 2, 1)
+    assert summary.unparsed_lines == 1
+
+
+def test_codex_trajectory() -> None:
+    trajectory = get_adapter("codex").to_atif(TRACES / "codex_exec.jsonl")
+    kinds = [
+        (s.reasoning_content is not None, [c.function_name for c in s.tool_calls])
+        for s in trajectory.steps
+    ]
+    assert kinds == [(True, []), (False, ["shell"]), (False, []), (False, ["web_search"])]
+    assert trajectory.steps[1].observation == "42\n"
+    assert trajectory.steps[2].metrics is not None
+    assert trajectory.steps[2].metrics.prompt_tokens == 1200
+    assert trajectory.session_id == "thread-1"
+
+
+def test_gemini_stats_and_web_tool() -> None:
+    summary = get_adapter("gemini-cli").parse_trace(TRACES / "gemini_stream.jsonl")
+    assert summary.usage == TokenUsage(input_uncached=800, input_cache_read=400, output=300)
+    assert (summary.turns, summary.tool_calls, summary.web_tool_uses) == (2, 2, 1)
+    trajectory = get_adapter("gemini-cli").to_atif(TRACES / "gemini_stream.jsonl")
+    assert [s.source for s in trajectory.steps] == ["user", "agent", "agent", "agent", "agent"]
+    assert trajectory.steps[1].message == "I will query the tables."
+    assert trajectory.steps[2].observation == "database.duckdb"
+
+
+def test_mini_swe_agent_trajectory_file() -> None:
+    adapter = get_adapter("mini-swe-agent")
+    summary = adapter.parse_trace(TRACES / "mini_trajectory.json")
+    assert summary.usage == TokenUsage(input_uncached=1000, input_cache_read=900, output=50)
+    assert summary.cost_usd == pytest.approx(0.0042)
+    assert (summary.turns, summary.tool_calls, summary.errors) == (2, 2, [])
+    assert summary.model_strings == ["qwen3-coder"]
+    trajectory = adapter.to_atif(TRACES / "mini_trajectory.json")
+    assert trajectory.steps[2].tool_calls[0].arguments == {"command": "ls"}
+    assert trajectory.steps[2].observation == "database.duckdb"
+    Trajectory.model_validate_json(trajectory.model_dump_json())
+
+
+def test_missing_and_damaged_traces_are_named(tmp_path: Path) -> None:
+    with pytest.raises(M4BenchError, match="trace file not found"):
+        get_adapter("codex").parse_trace(tmp_path / "absent.jsonl")
+    broken = tmp_path / "traj.json"
+    broken.write_text('{"info": {')
+    with pytest.raises(M4BenchError, match=r"traj\.json: not JSON"):
+        get_adapter("mini-swe-agent").parse_trace(broken)
