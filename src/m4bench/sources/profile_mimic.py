@@ -288,11 +288,12 @@ DETECTORS: tuple[QuirkDetector, ...] = (
     ),
     QuirkDetector(
         "device_without_flow",
-        "O2 device rows (226732) without an O2 flow at that time",
+        "oxygen device rows (226732, not tube or None) without an O2 flow at that time",
         (CHART,),
         f"SELECT COUNT(*) FILTER (WHERE f.stay_id IS NULL), COUNT(*) FROM {CHART} d LEFT JOIN "
         f"(SELECT DISTINCT stay_id, charttime FROM {CHART} WHERE itemid IN (223834, 227582, "
-        "227287)) f USING (stay_id, charttime) WHERE d.itemid = 226732",
+        "227287)) f USING (stay_id, charttime) WHERE d.itemid = 226732 AND d.value NOT IN "
+        "('Endotracheal tube', 'Tracheostomy tube', 'None')",
     ),
     QuirkDetector(
         "vasopressor_unit_variant",
