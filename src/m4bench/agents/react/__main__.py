@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.workdir.is_dir():
         print(f"react: workdir {args.workdir} is not a directory", file=sys.stderr)
         return 2
+    os.chdir(args.workdir)
     config = ReactConfig(
         endpoint=args.endpoint,
         model=args.model,

@@ -1,0 +1,117 @@
+"""The react agent against a scripted OpenAI-compatible server on loopback."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from fake_openai import serve, text_reply, tool_reply, usage
+
+from m4bench.agents.base import TokenUsage
+from m4bench.agents.react.adapter import ReactAdapter
+from m4bench.agents.react.loop import ReactConfig, run_react
+
+
+def make_database(path: Path) -> Path:
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TABLE patients (subject_id INTEGER, age INTEGER)")
+        con.execute("INSERT INTO patients VALUES (2, 65), (1, 40)")
+    return path
+
+
+def script(output: str) -> list[Any]:
+    copy = (
+        "COPY (SELECT subject_id, age * 2 AS doubled FROM patients ORDER BY subject_id) "
+        f"TO '{output}' (HEADER)"
+    )
+    return [
+        tool_reply(
+            "c1", "run_sql", {"query": "SELECT count(*) AS n FROM patients"}, usage(100, 10)
+        ),
+        tool_reply("c2", "run_sql", {"query": copy}, usage(150, 20, cached=100)),
+        text_reply("Wrote output.csv.", usage(200, 5, cached=150)),
+    ]
+
+
+EXPECTED_CSV = "subject_id,doubled\n1,80\n2,130\n"
+EXPECTED_USAGE = TokenUsage(input_uncached=200, input_cache_read=250, output=35)
+
+
+def test_react_runs_sql_writes_output_and_records_tokens(tmp_path: Path) -> None:
+    database = make_database(tmp_path / "task.duckdb")
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    stdout = io.StringIO()
+    with serve(script(str(workdir / "output.csv"))) as server:
+        config = ReactConfig(
+            endpoint=server.base_url,
+            model="fake-model-1",
+            instruction="Double every age and write output.csv.",
+            workdir=workdir,
+            database=database,
+            trajectory_path=workdir / ".react" / "trajectory.json",
+        )
+        trajectory = run_react(config, out=stdout)
+        requests = server.requests
+    assert (workdir / "output.csv").read_text() == EXPECTED_CSV
+    assert len(requests) == 3
+    tool_message = requests[1]["messages"][-1]
+    assert tool_message == {"role": "tool", "tool_call_id": "c1", "content": "n\n2"}
+    assert requests[0]["tools"][0]["function"]["name"] == "run_sql"
+    assert trajectory.extra["stop_reason"] == "done"
+    assert trajectory.final_metrics.total_prompt_tokens == 450
+    assert trajectory.final_metrics.total_cached_tokens == 250
+    assert trajectory.steps[0].tool_calls[0].arguments == {
+        "query": "SELECT count(*) AS n FROM patients"
+    }
+    saved = json.loads((workdir / ".react/trajectory.json").read_text())
+    assert saved["final_metrics"]["total_completion_tokens"] == 35
+    trace = tmp_path / "stdout.jsonl"
+    trace.write_text(stdout.getvalue())
+    summary = ReactAdapter().parse_trace(trace)
+    assert summary.usage == EXPECTED_USAGE
+    assert (summary.turns, summary.tool_calls, summary.errors) == (3, 2, [])
+    assert len(ReactAdapter().to_atif(trace).steps) == 3
+
+
+def test_step_limit_stops_the_loop(tmp_path: Path) -> None:
+    replies = [
+        tool_reply(f"c{i}", "run_shell", {"command": "echo hi"}, usage(10, 1)) for i in range(5)
+    ]
+    with serve(replies) as server:
+        config = ReactConfig(
+            endpoint=server.base_url,
+            model="m",
+            instruction="loop",
+            workdir=tmp_path,
+            max_steps=2,
+        )
+        trajectory = run_react(config, out=io.StringIO())
+        assert len(server.requests) == 2
+    assert trajectory.extra["stop_reason"] == "step_limit"
+    assert trajectory.steps[0].observation == "[run_shell] exit code 0\nhi\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "expected"),
+    [
+        ("drop_tables", "{}", "error: unknown tool 'drop_tables'"),
+        ("read_file", "{not json", "error: arguments are not JSON"),
+        ("write_file", '{"path": "x.txt"}', "error: missing argument 'content'"),
+        ("run_sql", '{"query": "SELECT 1"}', "error: no database was given"),
+    ],
+)
+def test_bad_tool_calls_become_error_observations(
+    tmp_path: Path, name: str, arguments: str, expected: str
+) -> None:
+    reply = tool_reply("c1", name, {}, usage(10, 1))
+    reply["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] = arguments
+    with serve([reply, text_reply("ok", usage(10, 1))]) as server:
+        config = ReactConfig(endpoint=server.base_url, model="m", instruction="x", workdir=tmp_path)
+        trajectory = run_react(config, out=io.StringIO())
+    observation = trajectory.steps[0].observation or ""
+    assert observation.startswith(f"[{name}] {expected}")
