@@ -22,8 +22,6 @@ from m4bench.errors import M4BenchError
 from m4bench.sandbox.egress import EgressProxy
 from m4bench.sandbox.spec import SandboxResult, SandboxSpec
 
-_POLL_SECONDS = 0.05
-
 
 class Sandbox(Protocol):
     """An isolation backend."""
@@ -70,22 +68,20 @@ class SandboxProcess:
         """SIGTERM the whole process group, wait the grace period, then SIGKILL it."""
         self._killed = True
         self._signal_group(signal.SIGTERM)
-        deadline = time.monotonic() + self._spec.kill_grace_seconds
-        while self._popen.poll() is None and time.monotonic() < deadline:
-            time.sleep(_POLL_SECONDS)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._popen.wait(timeout=self._spec.kill_grace_seconds)
         self._signal_group(signal.SIGKILL)
         self._popen.wait()
 
     def wait(self, timeout: float | None = None) -> SandboxResult:
         """Wait up to ``timeout`` seconds (``None``: forever), then stop and report."""
-        deadline = None if timeout is None else self._started + timeout
+        remaining = None if timeout is None else max(self._started + timeout - time.monotonic(), 0)
         timed_out = False
-        while self._popen.poll() is None:
-            if deadline is not None and time.monotonic() >= deadline:
-                timed_out = True
-                self.terminate()
-                break
-            time.sleep(_POLL_SECONDS)
+        try:
+            self._popen.wait(timeout=remaining)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            self.terminate()
         elapsed = time.monotonic() - self._started
         self._signal_group(signal.SIGKILL)
         self._close()

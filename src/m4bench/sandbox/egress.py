@@ -94,6 +94,10 @@ class EgressProxy:
 
     def stop(self) -> None:
         self._stopping.set()
+        if self._thread is not None and self._thread.is_alive():
+            # Wake the blocking accept() so the loop sees the stop flag at once.
+            with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as waker:
+                waker.connect(str(self.socket_path))
         if self._thread is not None:
             self._thread.join(timeout=5)
         if self._server is not None:
@@ -122,6 +126,9 @@ class EgressProxy:
             except TimeoutError:
                 continue
             except OSError:
+                return
+            if self._stopping.is_set():
+                client.close()
                 return
             threading.Thread(target=self._serve, args=(client,), daemon=True).start()
 
