@@ -4,34 +4,41 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
 
-def catalog_views(catalog: Path) -> list[tuple[str, str]]:
-    """``(qualified view name, view SQL)`` of every user view, without reading any data."""
+@dataclass(frozen=True)
+class CatalogListing:
+    """What an agent can list in a catalog: its views (name, SQL) and column names."""
+
+    views: list[tuple[str, str]]
+    columns: set[str]
+
+    @property
+    def names(self) -> list[str]:
+        return [name for name, _ in self.views]
+
+
+def read_listing(catalog: Path) -> CatalogListing:
+    """List a catalog's user views and their columns, without reading any data."""
     con = duckdb.connect(str(catalog), read_only=True)
     try:
-        rows = con.execute(
+        views = con.execute(
             "SELECT schema_name, view_name, sql FROM duckdb_views() "
             "WHERE NOT internal ORDER BY schema_name, view_name"
         ).fetchall()
-    finally:
-        con.close()
-    return [(f"{schema}.{name}", str(sql)) for schema, name, sql in rows]
-
-
-def catalog_columns(catalog: Path) -> set[str]:
-    """Every column name of the catalog's views (as stored with each view)."""
-    con = duckdb.connect(str(catalog), read_only=True)
-    try:
-        rows = con.execute(
+        columns = con.execute(
             "SELECT DISTINCT column_name FROM duckdb_columns() WHERE NOT internal"
         ).fetchall()
     finally:
         con.close()
-    return {str(row[0]) for row in rows}
+    return CatalogListing(
+        views=[(f"{schema}.{name}", str(sql)) for schema, name, sql in views],
+        columns={str(row[0]) for row in columns},
+    )
 
 
 def forms_of(qualified: str) -> list[bytes]:
@@ -40,9 +47,10 @@ def forms_of(qualified: str) -> list[bytes]:
     return [f"{schema_name}.{table}".encode(), f"{schema_name}/{table}.parquet".encode()]
 
 
-def _word(name: str) -> re.Pattern[bytes]:
-    """``name`` as a whole word: not preceded or followed by an identifier character."""
-    return re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])")
+def _words(names: Iterable[str]) -> re.Pattern[bytes]:
+    """Any of ``names`` as a whole word: not preceded or followed by an identifier byte."""
+    alternatives = b"|".join(re.escape(name.encode()) for name in sorted(names, key=len)[::-1])
+    return re.compile(rb"(?<![A-Za-z0-9_])(" + alternatives + rb")(?![A-Za-z0-9_])")
 
 
 def leaked_in_bytes(catalog: Path, dropped: Iterable[str], legitimate: set[str]) -> list[str]:
@@ -53,22 +61,20 @@ def leaked_in_bytes(catalog: Path, dropped: Iterable[str], legitimate: set[str])
     legitimate name in the catalog (an allowed table or column of the same spelling).
     """
     data = catalog.read_bytes()
-    leaked = []
-    for qualified in sorted(dropped):
-        table = qualified.split(".", 1)[1]
-        found = any(form in data for form in forms_of(qualified))
-        if not found and table not in legitimate:
-            found = _word(table).search(data) is not None
-        if found:
-            leaked.append(qualified)
-    return leaked
+    dropped = sorted(dropped)
+    bare = {q.split(".", 1)[1] for q in dropped} - legitimate
+    words = {m.decode() for m in _words(bare).findall(data)} if bare else set()
+    return [
+        qualified
+        for qualified in dropped
+        if any(form in data for form in forms_of(qualified)) or qualified.split(".", 1)[1] in words
+    ]
 
 
-def leaked_in_views(catalog: Path, dropped: Iterable[str]) -> list[str]:
+def leaked_in_views(listing: CatalogListing, dropped: Iterable[str]) -> list[str]:
     """Dropped names that are views of the catalog or appear in a view's SQL text."""
-    views = catalog_views(catalog)
-    names = {name for name, _ in views}
-    texts = "\n".join(sql for _, sql in views)
+    names = set(listing.names)
+    texts = "\n".join(sql for _, sql in listing.views)
     leaked = []
     for qualified in sorted(dropped):
         schema_name, table = qualified.split(".", 1)

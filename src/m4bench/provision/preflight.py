@@ -17,7 +17,7 @@ from m4bench.home import DataHome
 from m4bench.provision.agent_catalog import card_sha256, load_catalog_manifest
 from m4bench.provision.ground_truth import ground_truth_path, representatives, stale_reason
 from m4bench.provision.layout import task_catalog_paths
-from m4bench.provision.leaks import catalog_columns, catalog_views, leaked_in_bytes, leaked_in_views
+from m4bench.provision.leaks import leaked_in_bytes, leaked_in_views, read_listing
 from m4bench.provision.relations import SchemaView, allowed_relations, dropped_relations
 from m4bench.sources.layout import Source
 from m4bench.tasks.catalog import Task
@@ -52,16 +52,16 @@ def check_agent_catalog(
     if not paths.catalog.exists() or sha256_file(paths.catalog) != manifest.catalog_sha256:
         return CheckResult(name, False, f"{paths.catalog} is missing or differs from its manifest")
     expected = allowed_relations(task.card, view, rename)
-    present = [qualified for qualified, _ in catalog_views(paths.catalog)]
+    listing = read_listing(paths.catalog)
+    present = listing.names
     if present != expected or sorted(manifest.relations) != expected:
         extra = sorted(set(present) - set(expected))
         absent = sorted(set(expected) - set(present))
         problems.append(f"relations differ from the card (extra {extra}, missing {absent})")
     dropped = dropped_relations(task.card, view, rename)
-    legit = catalog_columns(paths.catalog) | {q.split(".", 1)[1] for q in present}
+    legit = listing.columns | {q.split(".", 1)[1] for q in present}
     leaked = sorted(
-        set(leaked_in_views(paths.catalog, dropped))
-        | set(leaked_in_bytes(paths.catalog, dropped, legit))
+        set(leaked_in_views(listing, dropped)) | set(leaked_in_bytes(paths.catalog, dropped, legit))
     )
     if leaked:
         problems.append(f"dropped names present: {leaked}")

@@ -1,0 +1,117 @@
+"""Ground truth: reproducible bytes, one per reference file, stale when anything changes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from conftest import SOURCE, Provisioned, sha
+
+from m4bench.fileio import read_model
+from m4bench.home import DataHome
+from m4bench.provision.ground_truth import (
+    GroundTruthManifest,
+    build_ground_truth,
+    ground_truth_path,
+    manifest_path_for,
+    stale_reason,
+    verify_ground_truth,
+)
+from m4bench.provision.preflight import check_ground_truths
+from m4bench.sources.layout import load_source
+from m4bench.tasks.catalog import CATALOG_ROOT, Catalog, load_catalog
+
+pytestmark = pytest.mark.xdist_group("provision-synthetic")
+
+
+def private_home(p: Provisioned, tmp_path: Path) -> DataHome:
+    """A home sharing the session's source (read-only) but with its own ground truth."""
+    home = DataHome(tmp_path / "home")
+    home.sources.mkdir(parents=True)
+    (home.sources / SOURCE).symlink_to(p.source.layout.root)
+    return home
+
+
+def test_raw_and_standard_siblings_share_one_answer(
+    provisioned: Provisioned, catalog: Catalog
+) -> None:
+    standard = ground_truth_path(provisioned.home, SOURCE, catalog.task("mimic-kdigo-48h"))
+    raw = ground_truth_path(provisioned.home, SOURCE, "mimic-kdigo-48h-raw")
+    assert standard == raw and standard.exists()
+    keys = [truth.key for truth in provisioned.report.truths]
+    assert len(keys) == len(set(keys)) == len({t.family for t in catalog.tasks})
+
+
+def test_manifest_describes_the_file(provisioned: Provisioned, catalog: Catalog) -> None:
+    task = catalog.task("mimic-sofa-24h")
+    truth = ground_truth_path(provisioned.home, SOURCE, task)
+    manifest = read_model(manifest_path_for(truth), GroundTruthManifest)
+    table = pq.read_table(truth)
+    assert manifest.rows == table.num_rows == 200
+    assert [c.name for c in manifest.columns] == table.column_names
+    assert manifest.output_sha256 == sha(truth)
+    assert manifest.inputs.source_fingerprint == provisioned.source.manifest.fingerprint()
+    assert set(manifest.inputs.concepts) == set(task.depends_on) != set()
+    keys = table.select(manifest.sort_keys).to_pylist()
+    assert keys == sorted(keys, key=lambda row: row["stay_id"])
+
+
+def test_rebuild_is_byte_identical_and_verifies(
+    provisioned: Provisioned, catalog: Catalog, tmp_path: Path
+) -> None:
+    home = private_home(provisioned, tmp_path)
+    source = load_source(home, SOURCE)
+    task = catalog.task("mimic-urine-output-rate")
+    first = build_ground_truth(home, source, task)
+    copy = tmp_path / "first.parquet"
+    shutil.copyfile(first.path, copy)
+    again = build_ground_truth(home, source, task)
+    assert again.action == "up-to-date"
+    forced = build_ground_truth(home, source, task, force=True)
+    assert forced.action == "rebuilt"
+    assert first.path.read_bytes() == copy.read_bytes()
+    assert forced.manifest == first.manifest
+    assert verify_ground_truth(home, source, task) is None
+
+
+def test_changed_reference_makes_it_stale_and_changes_the_answer(
+    provisioned: Provisioned, tmp_path: Path
+) -> None:
+    home = private_home(provisioned, tmp_path)
+    source = load_source(home, SOURCE)
+    root = tmp_path / "catalog"
+    shutil.copytree(CATALOG_ROOT / "kdigo", root / "kdigo")
+    task = load_catalog(root).task("mimic-kdigo-48h")
+    original = build_ground_truth(home, source, task)
+    reference = root / "kdigo" / "reference.sql"
+    text = reference.read_text()
+    assert "INTERVAL 48 HOUR" in text
+    reference.write_text(text.replace("INTERVAL 48 HOUR", "INTERVAL 6 HOUR"))
+    changed = load_catalog(root).task("mimic-kdigo-48h")
+    assert stale_reason(changed, source, original.path) == "reference_sql_sha256 changed"
+    rebuilt = build_ground_truth(home, source, changed)
+    assert rebuilt.action == "rebuilt"
+    assert rebuilt.manifest.inputs.reference_sql_sha256 != (
+        original.manifest.inputs.reference_sql_sha256
+    )
+    assert rebuilt.manifest.output_sha256 != original.manifest.output_sha256
+
+
+def test_tampered_output_is_detected(
+    provisioned: Provisioned, catalog: Catalog, tmp_path: Path
+) -> None:
+    home = private_home(provisioned, tmp_path)
+    source = load_source(home, SOURCE)
+    tasks = [catalog.task("mimic-meld-24h"), catalog.task("mimic-meld-24h-raw")]
+    result = build_ground_truth(home, source, tasks[0])
+    assert all(check.ok for check in check_ground_truths(home, source, tasks))
+    data = bytearray(result.path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    result.path.write_bytes(bytes(data))
+    assert stale_reason(tasks[0], source, result.path) == "output file differs from its manifest"
+    checks = check_ground_truths(home, source, tasks)
+    assert len(checks) == 1 and not checks[0].ok
+    assert build_ground_truth(home, source, tasks[1]).action == "rebuilt"
+    assert sha(result.path) == result.manifest.output_sha256
