@@ -12,6 +12,7 @@ from rich.console import Console
 
 from m4bench import __version__
 from m4bench.cli import analyze as analyze_cli
+from m4bench.cli import campaign as campaign_cli
 from m4bench.cli import concepts as concepts_cli
 from m4bench.cli import data as data_cli
 from m4bench.cli import data_profile as data_profile_cli
@@ -35,6 +36,7 @@ data_cli.app.command("profile")(data_profile_cli.profile_command)
 app.add_typer(tasks_cli.app, name="tasks")
 app.command("reference")(tasks_cli.reference_command)
 app.add_typer(concepts_cli.app, name="concepts")
+app.add_typer(campaign_cli.app, name="campaign")
 app.command("analyze")(analyze_cli.analyze_command)
 app.command("score")(score_cli.score_command)
 app.command("setup")(setup_cli.setup_command)

@@ -1,0 +1,183 @@
+"""The campaign driver: decides what runs next, hands runs to an executor, records them.
+
+One driver process owns a campaign invocation. It skips complete runs, orders the rest
+slowest first, keeps each provider under its concurrency limit, stops starting runs
+once the budget is spent, and writes every record through the results directory's
+crash-safe protocol (see :mod:`m4bench.campaign.store`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from dataclasses import dataclass, field
+
+from m4bench.campaign.budget import BudgetGuard, run_cost
+from m4bench.campaign.executors import Executor
+from m4bench.campaign.identity import PlannedRun
+from m4bench.campaign.plan import schedule_order
+from m4bench.campaign.profile import Budget, Price
+from m4bench.campaign.progress import ProgressSink, Tally
+from m4bench.campaign.records import RunOutcome, result_from_outcome
+from m4bench.campaign.store import Claim, ResultsDir
+
+POLL_SECONDS = 0.5
+
+
+@dataclass(frozen=True)
+class DriverSettings:
+    profile: str
+    resume: bool = False
+    provider_limits: dict[str, int] = field(default_factory=dict)
+    budget: Budget = field(default_factory=Budget)
+    prices: dict[str, Price] = field(default_factory=dict)
+
+
+@dataclass
+class CampaignReport:
+    planned: int
+    complete_before: int
+    done: int = 0
+    failed: int = 0
+    infra_errors: int = 0
+    held_elsewhere: int = 0
+    stopped: str | None = None
+    cost_usd: float = 0.0
+    tokens: int = 0
+
+    @property
+    def complete(self) -> int:
+        return self.complete_before + self.done + self.failed
+
+    @property
+    def missing(self) -> int:
+        return self.planned - self.complete
+
+
+@dataclass
+class _State:
+    todo: list[PlannedRun]
+    in_flight: dict[Future[RunOutcome], Claim] = field(default_factory=dict)
+    per_provider: Counter[str] = field(default_factory=Counter)
+
+
+def run_campaign(
+    results: ResultsDir,
+    runs: list[PlannedRun],
+    executor: Executor,
+    settings: DriverSettings,
+    progress: ProgressSink | None = None,
+) -> CampaignReport:
+    """Execute every planned run that has no complete record; return what happened."""
+    results.open_campaign(settings.profile, runs, settings.resume)
+    guard = BudgetGuard(settings.budget)
+    complete = 0
+    todo: list[PlannedRun] = []
+    for run in runs:
+        existing = results.read_result(run.run_id)
+        if existing is None:
+            todo.append(run)
+        else:
+            complete += 1
+            guard.add(existing)
+    report = CampaignReport(planned=len(runs), complete_before=complete)
+    state = _State(todo=schedule_order(todo))
+    try:
+        _loop(results, executor, settings, guard, state, report, progress)
+    finally:
+        for claim in state.in_flight.values():
+            claim.release()
+        executor.close()
+    report.cost_usd, report.tokens = guard.cost_usd, guard.tokens
+    return report
+
+
+def _loop(
+    results: ResultsDir,
+    executor: Executor,
+    settings: DriverSettings,
+    guard: BudgetGuard,
+    state: _State,
+    report: CampaignReport,
+    progress: ProgressSink | None,
+) -> None:
+    while True:
+        report.stopped = report.stopped or guard.exceeded()
+        if report.stopped is None:
+            _fill(results, executor, settings, state, report)
+        _show(progress, report, state, guard)
+        if not state.in_flight:
+            return
+        finished, _ = wait(list(state.in_flight), timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
+        for future in finished:
+            claim = state.in_flight.pop(future)
+            state.per_provider[claim.run.provider] -= 1
+            _record(results, settings, guard, claim, future, report)
+
+
+def _fill(
+    results: ResultsDir,
+    executor: Executor,
+    settings: DriverSettings,
+    state: _State,
+    report: CampaignReport,
+) -> None:
+    """Start runs in schedule order while the executor and providers have room."""
+    index = 0
+    while index < len(state.todo) and len(state.in_flight) < executor.capacity:
+        run = state.todo[index]
+        limit = settings.provider_limits.get(run.provider)
+        if limit is not None and state.per_provider[run.provider] >= limit:
+            index += 1
+            continue
+        state.todo.pop(index)
+        claim = results.try_claim(run)
+        if claim is None:
+            if results.read_result(run.run_id) is None:
+                report.held_elsewhere += 1
+            else:
+                report.complete_before += 1
+            continue
+        state.in_flight[executor.submit(run)] = claim
+        state.per_provider[run.provider] += 1
+
+
+def _record(
+    results: ResultsDir,
+    settings: DriverSettings,
+    guard: BudgetGuard,
+    claim: Claim,
+    future: Future[RunOutcome],
+    report: CampaignReport,
+) -> None:
+    try:
+        outcome = future.result()
+    except Exception as exc:
+        results.abandon(claim, f"{type(exc).__name__}: {exc}")
+        report.infra_errors += 1
+        return
+    cost = run_cost(outcome, claim.run.cell.model, settings.prices)
+    result = result_from_outcome(claim.run, claim.attempt, outcome, cost)
+    results.commit(claim, result)
+    guard.add(result)
+    if result.status == "failed":
+        report.failed += 1
+    else:
+        report.done += 1
+
+
+def _show(
+    progress: ProgressSink | None, report: CampaignReport, state: _State, guard: BudgetGuard
+) -> None:
+    if progress is None:
+        return
+    progress.update(
+        Tally(
+            planned=report.planned,
+            complete=report.complete,
+            running=len(state.in_flight),
+            failed=report.failed,
+            infra_errors=report.infra_errors,
+            cost_usd=guard.cost_usd,
+        )
+    )

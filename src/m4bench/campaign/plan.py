@@ -1,0 +1,130 @@
+"""Planning: a profile, an agent choice and a task catalog become a list of runs.
+
+The plan is deterministic: runs come out sorted by id, and every run carries what its
+execution needs (timeout, provider, a duration prior). Scheduling order (slowest
+first) is a separate view of the same runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from m4bench.campaign.identity import Cell, PlannedRun
+from m4bench.campaign.priors import DurationPriors, shipped_priors
+from m4bench.campaign.profile import Block, Profile
+from m4bench.campaign.selection import TaskFacts, TaskSelector, select_tasks, unknown_tasks
+from m4bench.errors import M4BenchError
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """Command-line overrides: which agents, which models, how many trials."""
+
+    agents: tuple[str, ...] = ()
+    models: tuple[str, ...] = ()
+    trials: int | None = None
+    strict: bool = True
+    """Explicitly named tasks must exist in the catalog (when one is given)."""
+
+
+def plan_campaign(
+    profile: Profile,
+    options: PlanOptions = PlanOptions(),
+    catalog: Sequence[TaskFacts] | None = None,
+) -> list[PlannedRun]:
+    """Every run of the profile for the chosen agents, sorted by run id.
+
+    ``catalog`` resolves selectors; when given, explicitly named tasks must exist in it.
+    """
+    agents = options.agents or (profile.default_agent,)
+    for agent in agents:
+        if agent not in profile.agents:
+            raise M4BenchError(
+                f"profile {profile.name!r} has no plan for agent {agent!r}",
+                hint=f"agents in this profile: {', '.join(sorted(profile.agents))}",
+            )
+    priors = profile.priors or shipped_priors()
+    runs: dict[str, PlannedRun] = {}
+    for agent in agents:
+        for block in profile.blocks:
+            if block.agents is not None and agent not in block.agents:
+                continue
+            for run in _block_runs(profile, block, agent, options, catalog, priors):
+                runs.setdefault(run.run_id, run)
+    return [runs[key] for key in sorted(runs)]
+
+
+def block_tasks(
+    block: Block, catalog: Sequence[TaskFacts] | None, strict: bool = True
+) -> list[str]:
+    if block.tasks is not None:
+        if catalog is not None and strict:
+            missing = unknown_tasks(block.tasks, catalog)
+            if missing:
+                raise M4BenchError(
+                    f"block {block.name!r} names tasks not in the task catalog: "
+                    f"{', '.join(missing)}",
+                    hint="check the names with `m4bench tasks list`",
+                )
+        return sorted(block.tasks)
+    selector = block.select if block.select is not None else TaskSelector()
+    return select_tasks(selector, catalog)
+
+
+def _block_runs(
+    profile: Profile,
+    block: Block,
+    agent: str,
+    options: PlanOptions,
+    catalog: Sequence[TaskFacts] | None,
+    priors: DurationPriors,
+) -> list[PlannedRun]:
+    plan = profile.agents[agent]
+    if options.models:
+        models = list(options.models)
+    elif isinstance(block.models, str):
+        models = plan.role(block.models, agent)
+    else:
+        models = block.models
+    trials = options.trials or block.trials or profile.trials
+    runs: list[PlannedRun] = []
+    for task in block_tasks(block, catalog, options.strict):
+        for condition in block.conditions:
+            for schema in block.schemas:
+                for model in models:
+                    for reasoning in plan.reasoning:
+                        cell = Cell(
+                            task=task,
+                            condition=condition,
+                            schema_name=schema,
+                            agent=agent,
+                            model=model,
+                            reasoning=reasoning,
+                        )
+                        runs.extend(
+                            PlannedRun(
+                                cell=cell,
+                                trial=trial,
+                                timeout_seconds=profile.timeouts.for_task(task),
+                                provider=plan.provider,
+                                prior_seconds=priors.seconds(task, condition),
+                            )
+                            for trial in range(1, trials + 1)
+                        )
+    return runs
+
+
+def tasks_outside_catalog(profile: Profile, catalog: Sequence[TaskFacts]) -> list[str]:
+    """Explicitly named tasks the catalog does not hold (sorted)."""
+    named = [task for block in profile.blocks for task in block.tasks or []]
+    return unknown_tasks(named, catalog)
+
+
+def schedule_order(runs: Sequence[PlannedRun]) -> list[PlannedRun]:
+    """Slowest expected runs first; ties broken by trial, then id (deterministic).
+
+    Trial before id spreads a cell's trials over time, so an early stop leaves every
+    cell with some trials rather than some cells complete and others empty.
+    """
+    return sorted(runs, key=lambda run: (-run.prior_seconds, run.trial, run.run_id))

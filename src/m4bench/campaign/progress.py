@@ -1,0 +1,73 @@
+"""A live progress display: done, running, failed, time left, cost so far."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Protocol
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+
+@dataclass(frozen=True)
+class Tally:
+    planned: int
+    complete: int
+    running: int
+    failed: int
+    infra_errors: int
+    cost_usd: float
+
+
+class ProgressSink(Protocol):
+    def update(self, tally: Tally) -> None: ...
+
+
+class LiveProgress:
+    """A rich progress bar whose description carries the campaign's counters."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self._progress = Progress(
+            TextColumn("[bold]campaign"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[detail]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console,
+        )
+        self._task: TaskID | None = None
+
+    def __enter__(self) -> LiveProgress:
+        self._progress.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self._progress.__exit__(kind, value, trace)
+
+    def update(self, tally: Tally) -> None:
+        detail = (
+            f"running {tally.running}  failed {tally.failed}  "
+            f"infra {tally.infra_errors}  ${tally.cost_usd:,.2f}"
+        )
+        if self._task is None:
+            self._task = self._progress.add_task(
+                "campaign", total=tally.planned, completed=tally.complete, detail=detail
+            )
+            return
+        self._progress.update(self._task, completed=tally.complete, detail=detail)

@@ -1,0 +1,68 @@
+"""Status of a results directory: per cell, how many trials are done, failed, missing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from m4bench.campaign.identity import Cell
+from m4bench.campaign.records import CampaignManifest
+from m4bench.campaign.store import ResultsDir
+from m4bench.errors import M4BenchError
+
+
+@dataclass
+class CellStatus:
+    cell: Cell
+    done: int = 0
+    failed: int = 0
+    missing: int = 0
+    running: int = 0
+    failure_reasons: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def planned(self) -> int:
+        return self.done + self.failed + self.missing
+
+
+@dataclass(frozen=True)
+class CampaignStatus:
+    profile: str
+    cells: list[CellStatus]
+    unplanned: list[str]
+    """Run directories under ``runs/`` that the manifest does not plan."""
+
+    def total(self, attribute: str) -> int:
+        return sum(int(getattr(cell, attribute)) for cell in self.cells)
+
+
+def campaign_status(results: ResultsDir) -> CampaignStatus:
+    manifest = _manifest(results)
+    cells: dict[str, CellStatus] = {}
+    for run in manifest.runs:
+        status = cells.setdefault(run.cell.key, CellStatus(cell=run.cell))
+        result = results.read_result(run.run_id)
+        if result is None:
+            status.missing += 1
+            status.running += int(results.is_running(run.run_id))
+        elif result.status == "failed":
+            status.failed += 1
+            reason = result.failure_reason or "unknown"
+            status.failure_reasons[reason] = status.failure_reasons.get(reason, 0) + 1
+        else:
+            status.done += 1
+    planned = {run.run_id for run in manifest.runs}
+    runs_dir = results.root / "runs"
+    present = sorted(p.name for p in runs_dir.iterdir()) if runs_dir.is_dir() else []
+    unplanned = [name for name in present if name not in planned]
+    ordered = [cells[key] for key in sorted(cells)]
+    return CampaignStatus(profile=manifest.profile, cells=ordered, unplanned=unplanned)
+
+
+def _manifest(results: ResultsDir) -> CampaignManifest:
+    manifest = results.read_manifest()
+    if manifest is None:
+        raise M4BenchError(
+            f"{results.root}: no campaign here (no {results.manifest_path.name})",
+            hint="give the --results directory of `m4bench campaign run`",
+        )
+    return manifest

@@ -1,0 +1,198 @@
+"""The results directory and its crash-safe protocol.
+
+Layout::
+
+    <results>/campaign.json                  planned set (CampaignManifest)
+    <results>/runs/<run_id>/result.json      the run, complete (RunResult)
+    <results>/runs/<run_id>/attempts/<n>.json one start of the run (AttemptRecord)
+    <results>/runs/<run_id>/.claim           lock file held while the run executes
+
+Protocol, per run: take an exclusive ``flock`` on ``.claim`` (the kernel releases it
+when the holder dies, even by SIGKILL, so a crash never leaves a stale claim); skip
+the run if ``result.json`` is valid; number the attempt and record it ``started``;
+execute; write ``result.json`` by temp file + rename. The rename is the commit point:
+before it the run is missing and will be executed again, after it the run is complete
+and never executed again. Exactly one ``result.json`` can exist per run id, so a run
+is never duplicated, and readers never see a half-written one.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from m4bench.campaign.identity import PlannedRun
+from m4bench.campaign.records import AttemptRecord, CampaignManifest, RunResult
+from m4bench.errors import M4BenchError
+from m4bench.fileio import canonical_json, read_model, write_model
+
+MANIFEST_FILE = "campaign.json"
+RESULT_FILE = "result.json"
+CLAIM_FILE = ".claim"
+RUNS_DIR = "runs"
+ATTEMPTS_DIR = "attempts"
+
+
+def plan_sha256(runs: Iterable[PlannedRun]) -> str:
+    """Hash of the planned set: ids plus everything that shapes execution."""
+    payload = [run.model_dump(mode="json", by_alias=True) for run in runs]
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Claim:
+    """An exclusive hold on one run; release it (or die) to let others take it."""
+
+    run: PlannedRun
+    attempt: int
+    handle: IO[bytes] = field(repr=False)
+
+    def release(self) -> None:
+        if not self.handle.closed:
+            fcntl.flock(self.handle.fileno(), fcntl.LOCK_UN)
+            self.handle.close()
+
+
+@dataclass(frozen=True)
+class ResultsDir:
+    root: Path
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.root / MANIFEST_FILE
+
+    def run_dir(self, run_id: str) -> Path:
+        return self.root / RUNS_DIR / run_id
+
+    def result_path(self, run_id: str) -> Path:
+        return self.run_dir(run_id) / RESULT_FILE
+
+    def attempts_dir(self, run_id: str) -> Path:
+        return self.run_dir(run_id) / ATTEMPTS_DIR
+
+    # -- the planned set --------------------------------------------------------------
+
+    def read_manifest(self) -> CampaignManifest | None:
+        if not self.manifest_path.exists():
+            return None
+        return read_model(self.manifest_path, CampaignManifest)
+
+    def open_campaign(self, profile: str, runs: list[PlannedRun], resume: bool) -> None:
+        """Record the planned set, or check it matches the one already recorded."""
+        digest = plan_sha256(runs)
+        existing = self.read_manifest()
+        if existing is None:
+            if not resume and self.root.exists() and any(self.root.iterdir()):
+                raise M4BenchError(
+                    f"{self.root}: directory is not empty and holds no campaign",
+                    hint="choose an empty or new results directory",
+                )
+            write_model(
+                self.manifest_path, CampaignManifest(profile=profile, plan_sha256=digest, runs=runs)
+            )
+            return
+        if not resume:
+            raise M4BenchError(
+                f"{self.root}: already holds campaign {existing.profile!r}",
+                hint="pass --resume to continue it, or choose a new results directory",
+            )
+        if existing.plan_sha256 != digest:
+            raise M4BenchError(
+                f"{self.root}: the planned runs differ from the campaign recorded here "
+                f"({existing.profile!r}, {len(existing.runs)} runs; now {len(runs)})",
+                hint="resume with the same profile and options, or use a new directory",
+            )
+
+    # -- one run ----------------------------------------------------------------------
+
+    def read_result(self, run_id: str) -> RunResult | None:
+        """The run's result if it is complete and valid; None if missing."""
+        path = self.result_path(run_id)
+        if not path.exists():
+            return None
+        result = read_model(path, RunResult)
+        if result.run_id != run_id:
+            raise M4BenchError(
+                f"{path}: record is for run {result.run_id!r}, not {run_id!r}",
+                hint="a run directory was renamed or copied; move it back",
+            )
+        return result
+
+    def try_claim(self, run: PlannedRun) -> Claim | None:
+        """Hold the run for execution; None if it is complete or held elsewhere."""
+        run_dir = self.run_dir(run.run_id)
+        run_dir.mkdir(parents=True, exist_ok=True)
+        handle = (run_dir / CLAIM_FILE).open("ab")
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            return None
+        if self.result_path(run.run_id).exists():
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            handle.close()
+            return None
+        _remove_stale_temporaries(run_dir)
+        attempt = self.next_attempt(run.run_id)
+        claim = Claim(run=run, attempt=attempt, handle=handle)
+        self.write_attempt(AttemptRecord(run_id=run.run_id, attempt=attempt, state="started"))
+        return claim
+
+    def next_attempt(self, run_id: str) -> int:
+        numbers = [int(p.stem) for p in self._attempt_files(run_id) if p.stem.isdigit()]
+        return max(numbers, default=0) + 1
+
+    def attempts(self, run_id: str) -> list[AttemptRecord]:
+        files = sorted(self._attempt_files(run_id), key=lambda p: int(p.stem))
+        return [read_model(path, AttemptRecord) for path in files]
+
+    def write_attempt(self, record: AttemptRecord) -> None:
+        path = self.attempts_dir(record.run_id) / f"{record.attempt}.json"
+        write_model(path, record)
+
+    def commit(self, claim: Claim, result: RunResult) -> None:
+        """Write the result (the commit point), then close the attempt."""
+        write_model(self.result_path(claim.run.run_id), result)
+        done = AttemptRecord(run_id=claim.run.run_id, attempt=claim.attempt, state="finished")
+        self.write_attempt(done)
+        claim.release()
+
+    def abandon(self, claim: Claim, error: str) -> None:
+        """The run could not be executed (infrastructure): leave it missing."""
+        failed = AttemptRecord(
+            run_id=claim.run.run_id,
+            attempt=claim.attempt,
+            state="infrastructure-error",
+            error=error[-2000:],
+        )
+        self.write_attempt(failed)
+        claim.release()
+
+    def is_running(self, run_id: str) -> bool:
+        """Whether some live process holds the run's claim right now."""
+        path = self.run_dir(run_id) / CLAIM_FILE
+        if not path.exists():
+            return False
+        with path.open("ab") as handle:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            return False
+
+    def _attempt_files(self, run_id: str) -> list[Path]:
+        directory = self.attempts_dir(run_id)
+        if not directory.is_dir():
+            return []
+        return [p for p in directory.glob("*.json") if p.stem.isdigit()]
+
+
+def _remove_stale_temporaries(run_dir: Path) -> None:
+    """Temp files of writes cut short by a crash; safe to delete under the claim."""
+    for stale in run_dir.rglob(".*.tmp"):
+        stale.unlink(missing_ok=True)

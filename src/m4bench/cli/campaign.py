@@ -1,0 +1,253 @@
+"""``m4bench campaign``: plan, run, resume and inspect matrices of runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from m4bench.campaign import (
+    DriverSettings,
+    LocalExecutor,
+    PlannedRun,
+    PlanOptions,
+    Profile,
+    ResultsDir,
+    RetryPolicy,
+    RunFn,
+    campaign_status,
+    load_profile,
+    plan_campaign,
+    run_campaign,
+    shipped_profiles,
+)
+from m4bench.campaign.executors import Executor
+from m4bench.campaign.plan import tasks_outside_catalog
+from m4bench.campaign.profile import Budget
+from m4bench.campaign.progress import LiveProgress
+from m4bench.campaign.selection import TaskFacts, facts_from_catalog
+from m4bench.campaign.simulate_spec import parse_simulation
+from m4bench.campaign.status import CampaignStatus
+from m4bench.errors import M4BenchError
+
+app = typer.Typer(help="Plan, run, resume and inspect campaigns.", no_args_is_help=True)
+
+AgentOpt = Annotated[
+    list[str] | None, typer.Option("--agent", help="Agent to plan for (repeatable).")
+]
+ModelOpt = Annotated[
+    list[str] | None, typer.Option("--model", help="Use these models in every block.")
+]
+TrialsOpt = Annotated[int | None, typer.Option("--trials", min=1, help="Trials per cell.")]
+
+
+@app.command("profiles")
+def profiles_command() -> None:
+    """List the shipped profiles."""
+    for name in shipped_profiles():
+        profile = load_profile(name)
+        summary = " ".join(profile.description.split())
+        typer.echo(f"{name}: {summary}")
+
+
+@app.command("plan")
+def plan_command(
+    profile: Annotated[str, typer.Argument(help="A shipped profile name or a .toml path.")],
+    agent: AgentOpt = None,
+    model: ModelOpt = None,
+    trials: TrialsOpt = None,
+    runs: Annotated[bool, typer.Option("--runs/--no-runs", help="List every run.")] = True,
+) -> None:
+    """Print the planned runs of a profile and their count."""
+    loaded = load_profile(profile)
+    catalog = _catalog(loaded)
+    options = PlanOptions(tuple(agent or ()), tuple(model or ()), trials, strict=False)
+    planned = plan_campaign(loaded, options, catalog)
+    console = Console()
+    if runs:
+        for run in planned:
+            typer.echo(f"{run.run_id}\t{run.cell.key}\t{run.trial}")
+    console.print(_plan_table(planned))
+    if catalog is not None:
+        outside = tasks_outside_catalog(loaded, catalog)
+        if outside:
+            console.print(
+                f"[yellow]note:[/] {len(outside)} task(s) not in the task catalog yet: "
+                f"{escape(', '.join(outside))}",
+                highlight=False,
+            )
+    typer.echo(f"{len(planned)} runs planned")
+
+
+@app.command("run")
+def run_command(
+    profile: Annotated[str, typer.Argument(help="A shipped profile name or a .toml path.")],
+    results: Annotated[Path, typer.Option("--results", help="Results directory.")],
+    resume: Annotated[bool, typer.Option("--resume", help="Continue a campaign.")] = False,
+    executor: Annotated[str, typer.Option("--executor", help="local or ray.")] = "local",
+    jobs: Annotated[int | None, typer.Option("--jobs", min=1, help="Runs at once.")] = None,
+    agent: AgentOpt = None,
+    model: ModelOpt = None,
+    trials: TrialsOpt = None,
+    ray_address: Annotated[
+        str | None, typer.Option("--ray-address", help="Ray cluster: 'auto' or ray://host:port.")
+    ] = None,
+    max_cost: Annotated[float | None, typer.Option("--max-cost", help="USD budget.")] = None,
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens", help="Token budget.")] = None,
+    max_hours: Annotated[float | None, typer.Option("--max-hours", help="Wall-clock.")] = None,
+    simulate: Annotated[
+        str | None,
+        typer.Option(
+            "--simulate",
+            help="Rehearse without agents: 'seconds=0.5:2,fail=0.1,transient=0.05,infra=0.02'.",
+        ),
+    ] = None,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
+) -> None:
+    """Run every planned run that has no complete result record yet."""
+    loaded = load_profile(profile)
+    options = PlanOptions(tuple(agent or ()), tuple(model or ()), trials, strict=simulate is None)
+    planned = plan_campaign(loaded, options, _catalog(loaded))
+    run_fn = _run_function(simulate, results)
+    policy = loaded.retry
+    if simulate is not None:
+        policy = policy.model_copy(update={"base_delay_seconds": 0.01, "max_delay_seconds": 0.1})
+    chosen = _executor(executor, run_fn, policy, jobs, loaded, ray_address)
+    settings = DriverSettings(
+        profile=loaded.name,
+        resume=resume,
+        provider_limits=loaded.concurrency.providers,
+        budget=_budget(loaded.budget, max_cost, max_tokens, max_hours),
+        prices=loaded.prices,
+    )
+    store = ResultsDir(results)
+    if progress:
+        with LiveProgress() as live:
+            report = run_campaign(store, planned, chosen, settings, live)
+    else:
+        report = run_campaign(store, planned, chosen, settings)
+    typer.echo(
+        f"{report.complete}/{report.planned} complete ({report.done} done and "
+        f"{report.failed} failed now, {report.complete_before} before); "
+        f"{report.infra_errors} infrastructure errors; ${report.cost_usd:,.2f}, "
+        f"{report.tokens:,} tokens"
+    )
+    if report.stopped:
+        typer.echo(f"stopped: {report.stopped}")
+    if report.missing:
+        typer.echo(f"{report.missing} runs missing; run again with --resume to continue")
+        raise typer.Exit(1)
+
+
+@app.command("status")
+def status_command(
+    results: Annotated[Path, typer.Argument(help="Results directory of a campaign.")],
+    incomplete: Annotated[
+        bool, typer.Option("--incomplete", help="Show only cells with missing runs.")
+    ] = False,
+) -> None:
+    """Show done, failed and missing runs per cell."""
+    status = campaign_status(ResultsDir(results))
+    Console().print(_status_table(status, incomplete))
+    typer.echo(
+        f"{status.total('done')} done, {status.total('failed')} failed, "
+        f"{status.total('missing')} missing ({status.total('running')} running) "
+        f"of {status.total('planned')} planned"
+    )
+    if status.unplanned:
+        typer.echo(f"{len(status.unplanned)} run directories not in the plan")
+
+
+def _catalog(profile: Profile) -> list[TaskFacts] | None:
+    """The task catalog's facts; only a profile with selectors fails without it."""
+    try:
+        return facts_from_catalog()
+    except M4BenchError:
+        if any(block.tasks is None for block in profile.blocks):
+            raise
+        return None
+
+
+def _run_function(simulate: str | None, results: Path) -> RunFn:
+    if simulate is not None:
+        return parse_simulation(simulate)
+    from m4bench.campaign.runner_bridge import runner_run_function
+
+    return runner_run_function(results)
+
+
+def _executor(
+    name: str,
+    run_fn: RunFn,
+    policy: RetryPolicy,
+    jobs: int | None,
+    profile: Profile,
+    address: str | None,
+) -> Executor:
+    if name == "local":
+        return LocalExecutor(run_fn, jobs or profile.concurrency.jobs, policy)
+    if name == "ray":
+        from m4bench.campaign.ray_executor import RayExecutor
+
+        return RayExecutor(
+            run_fn,
+            policy,
+            jobs=jobs,
+            address=address,
+            cpus_per_run=profile.concurrency.cpus_per_run,
+            memory_mb_per_run=profile.concurrency.memory_mb_per_run,
+        )
+    raise typer.BadParameter("must be 'local' or 'ray'", param_hint="--executor")
+
+
+def _budget(base: Budget, cost: float | None, tokens: int | None, hours: float | None) -> Budget:
+    update: dict[str, float | int] = {}
+    if cost is not None:
+        update["max_cost_usd"] = cost
+    if tokens is not None:
+        update["max_tokens"] = tokens
+    if hours is not None:
+        update["max_wall_seconds"] = hours * 3600
+    return base.model_copy(update=update)
+
+
+def _plan_table(planned: list[PlannedRun]) -> Table:
+    counts: dict[tuple[str, ...], int] = {}
+    for run in planned:
+        cell = run.cell
+        key: tuple[str, ...] = (cell.agent, cell.model, cell.condition, cell.schema_name)
+        counts[key] = counts.get(key, 0) + 1
+    table = Table(title="planned runs")
+    for column in ("agent", "model", "condition", "schema", "runs"):
+        table.add_column(column, justify="right" if column == "runs" else "left")
+    for key in sorted(counts):
+        table.add_row(*key, str(counts[key]))
+    return table
+
+
+def _status_table(status: CampaignStatus, incomplete: bool) -> Table:
+    table = Table(title=f"campaign {status.profile}")
+    for column in ("task", "condition", "schema", "agent", "model", "reasoning"):
+        table.add_column(column)
+    for column in ("done", "failed", "missing"):
+        table.add_column(column, justify="right")
+    for cell_status in status.cells:
+        if incomplete and not cell_status.missing:
+            continue
+        cell = cell_status.cell
+        table.add_row(
+            cell.task,
+            cell.condition,
+            cell.schema_name,
+            cell.agent,
+            cell.model,
+            cell.reasoning,
+            str(cell_status.done),
+            str(cell_status.failed),
+            str(cell_status.missing),
+        )
+    return table
