@@ -37,16 +37,22 @@ seconds = time.perf_counter() - started
 rows = sum(t.rows for t in source.manifest.tables.values())
 biggest = max(source.manifest.tables.items(), key=lambda kv: kv[1].rows)
 tables = {q: t.rows for q, t in source.manifest.tables.items()}
+profile_seconds = None
+if len(sys.argv) > 4 and sys.argv[4] == "profile":
+    from m4bench.sources.profile import profile_source
+    profiled = time.perf_counter()
+    profile_source(source)
+    profile_seconds = time.perf_counter() - profiled
 print(json.dumps({"seconds": seconds, "rows": rows, "biggest": [biggest[0], biggest[1].rows],
-                  "tables": tables}))
+                  "tables": tables, "profile_seconds": profile_seconds}))
 """
 
 
-def run(dataset: str, scale: float) -> dict[str, object]:
+def run(dataset: str, scale: float, profile: bool = False) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         out = subprocess.run(
-            [sys.executable, "-c", _CHILD, dataset, str(scale), tmp],
+            [sys.executable, "-c", _CHILD, dataset, str(scale), tmp, "profile" if profile else ""],
             check=True, capture_output=True, text=True,
         )  # fmt: skip
         peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -59,6 +65,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--scales", nargs="+", type=float, default=[0.01, 0.1])
     parser.add_argument("--dataset", nargs="+", default=["mimic-iv", "eicu"])
+    parser.add_argument(
+        "--profile", action="store_true", help="also time `m4bench data profile` on each build"
+    )
     args = parser.parse_args()
     header = f"{'dataset':<9} {'scale':>6} {'seconds':>8} {'rows':>12} {'rows/s':>10}"
     header += f" {'peak GiB':>9}"
@@ -69,7 +78,7 @@ def main() -> None:
             continue
         for scale in args.scales:
             started = time.perf_counter()
-            r = run(dataset, scale)
+            r = run(dataset, scale, args.profile)
             seconds = float(r["seconds"])  # type: ignore[arg-type]
             rows = int(r["rows"])  # type: ignore[call-overload]
             peak = float(r["peak_gib"])  # type: ignore[arg-type]
@@ -80,6 +89,9 @@ def main() -> None:
             )
             if dataset == "eicu":
                 print_eicu_cardinalities(r, scale)
+            if r.get("profile_seconds") is not None:
+                took = float(r["profile_seconds"])  # type: ignore[arg-type]
+                print(f"  profile: {took:.1f} s, {rows / took:,.0f} rows/s")
             if dataset == "mimic-iv" and scale == 0.1:
                 print(
                     f"  target: <= {TARGET_SECONDS:.0f} s and <= {TARGET_GIB:.0f} GiB -> "
