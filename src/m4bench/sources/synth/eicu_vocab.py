@@ -16,7 +16,6 @@ from importlib import resources
 CAT_VITALS = "Vital Signs"
 CAT_SCORES = "Scores"
 CAT_OTHER_VITALS = "Other Vital Signs and Infusions"
-CAT_DECOY = "Neurologic"  # a category the concepts do not read
 
 GCS_LABEL = "Glasgow coma score"
 GCS_TOTAL = "GCS Total"
