@@ -199,11 +199,17 @@ def rhythm_and_neuro(
     ect = tl.take(rng.random(len(tl)) < 0.1)
     rows.text(ect, 224650, pick(rng, ("PVC's", "PAC's", "None"), len(ect)))
     rows.text(ect, 224651, pick(rng, ("Occasional", "Rare", "Frequent"), len(ect)))
+    ect2 = ect.take(rng.random(len(ect)) < 0.3)
+    rows.text(ect2, 226479, pick(rng, ("PVC's", "PAC's"), len(ect2)))
+    rows.text(ect2, 226480, pick(rng, ("Occasional", "Rare"), len(ect2)))
     rass = timeline(rng, s, np.ones(len(s), bool), 0.5, s.los_h, 2.0, q.off_hour_time)
     rows.text(rass, 228096, pick(rng, RASS, len(rass)))
     neuro = (s.gcs_loss > 6) & (rng.random(len(s)) < 0.3)
     icp = timeline(rng, s, neuro, 1.0, s.los_h, 1.0, q.off_hour_time)
     rows.numeric(icp, 220765, np.clip(rng.normal(14, 6, len(icp)), 0, 45), "mmHg", 0)
+    first_icp = icp.stay[0] if len(icp) else -1
+    second = icp.take((icp.stay % 3 == 0) | (icp.stay == first_icp))
+    rows.numeric(second, 227989, np.clip(rng.normal(13, 6, len(second)), 0, 45), "mmHg", 0)
     cvp = timeline(rng, s, s.art_line, 0.5, s.los_h, 1.0, q.off_hour_time)
     rows.numeric(cvp, 220074, np.clip(rng.normal(10, 4, len(cvp)), 0, 30), "mmHg", 0)
 
@@ -228,6 +234,39 @@ def crrt(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates)
     rows.numeric(tl, 224152, rng.uniform(50, 150, n), "mmHg", 0)
     first = tl.take(np.r_[True, tl.stay[1:] != tl.stay[:-1]])
     rows.text(first, 226118, np.full(len(first), "Yes", dtype=object))
+    rows.text(first, 227357, np.full(len(first), "Yes", dtype=object))
+    rows.text(first, 225725, np.full(len(first), "No", dtype=object))
+    _crrt_settings(rng, rows, every4)
+
+
+def _crrt_settings(rng: np.random.Generator, rows: ChartRows, tl: Timeline) -> None:
+    """Four-hourly CRRT prescription and circuit items."""
+    n = len(tl)
+    numeric = (
+        (228004, 150, 250, "ml/hr"), (228005, 500, 1500, "ml/hr"), (228006, 200, 800, "ml/hr"),
+        (224145, 0, 1000, "units"), (224150, 100, 250, "mmHg"), (224151, -100, 100, "mmHg"),
+        (225183, -200, 0, "ml"), (227438, 0, 300, "mL"), (224404, 1.2, 2.0, "mL"),
+        (224406, 1.2, 2.0, "mL"), (226457, 100, 400, "mL"),
+    )  # fmt: skip
+    for itemid, low, high, unit in numeric:
+        rows.numeric(tl, itemid, rng.uniform(low, high, n), unit, 1)
+    rows.text(tl, 225976, pick(rng, ("Prismasate K4", "Prismasate K2", "Phoxillum"), n))
+    rows.text(tl, 225977, pick(rng, ("Prismasate K4", "Prismasate K2"), n))
+    rows.text(tl, 224135, pick(rng, ("Right Internal Jugular", "Left Femoral", "Right Femoral"), n))
+    rows.text(tl, 224139, pick(rng, ("Clean/Dry/Intact", "Oozing"), n))
+
+
+def other_dialysis(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> None:
+    """Haemodialysis output for intermittent dialysis, exchanges for peritoneal dialysis."""
+    at = s.los_h * 0.5 + 4
+    hd = timeline(rng, s, s.ihd, at, at, 24.0, q.off_hour_time)
+    rows.numeric(hd, 226499, rng.uniform(500, 3000, len(hd)), "mL", 0)
+    pd_tl = timeline(rng, s, s.peritoneal, 2.0, s.los_h, 6.0, q.off_hour_time)
+    m = len(pd_tl)
+    rows.numeric(pd_tl, 225806, np.full(m, 2000.0), "mL", 0)
+    rows.numeric(pd_tl, 225807, rng.uniform(1800, 2600, m), "mL", 0)
+    rows.numeric(pd_tl, 225810, np.full(m, 4.0), "hours", 0)
+    rows.text(pd_tl, 225965, pick(rng, ("In use", "In use", "Capped"), m))
 
 
 def filler(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> None:

@@ -8,7 +8,15 @@ import numpy as np
 import pyarrow as pa
 
 from m4bench.sources.synth.core import QuirkRates, seconds_to_us
-from m4bench.sources.synth.mimic_chart import body_size, crrt, filler, gcs, rhythm_and_neuro, vitals
+from m4bench.sources.synth.mimic_chart import (
+    body_size,
+    crrt,
+    filler,
+    gcs,
+    other_dialysis,
+    rhythm_and_neuro,
+    vitals,
+)
 from m4bench.sources.synth.mimic_events import ChartRows
 from m4bench.sources.synth.mimic_latent import StayState
 from m4bench.sources.synth.mimic_resp import respiratory
@@ -28,6 +36,7 @@ def chartevents_chunk(
     respiratory(rng, state, rows, quirks)
     rhythm_and_neuro(rng, state, rows, quirks)
     crrt(rng, state, rows, quirks)
+    other_dialysis(rng, state, rows, quirks)
     filler(rng, state, rows, quirks)
     data = rows.finish()
     stay, time = data["stay"], data["time"]

@@ -60,7 +60,7 @@ def _chem_cbc(
     cr = cr * rng.normal(1, 0.04, len(tl))
     platelets = s.platelet_base[tl.stay] * (1 - 0.15 * sev)
     infected = s.infection[tl.stay] & (tl.hours > s.infection_h[tl.stay] - 12)
-    chem, cbc = panel_values(rng, sev, cr, platelets, infected)
+    chem, cbc = panel_values(rng, sev, cr, platelets, infected, s.hct_base[tl.stay])
     null_hadm = _null_hadm(rng, tl, admit, disch, q)
     rows.panel(rng, tl, chem, null_hadm, q)
     rows.panel(rng, tl, cbc, null_hadm, q)
@@ -278,12 +278,14 @@ def ward_labs(
         np.full(n_adm, -2000.0),
         np.full(n_adm, -24.0),
     )
+    hct_base = rng.normal(40, 4.5, n_adm)
     for draws in (tl, outpatient):
         m = len(draws)
         cr = cr_base[draws.stay] * rng.normal(1.05, 0.12, m)
         chem, cbc = panel_values(
-            rng, np.full(m, 0.1), cr, rng.lognormal(np.log(240), 0.3, m), np.zeros(m, bool)
-        )
+            rng, np.full(m, 0.1), cr, rng.lognormal(np.log(240), 0.3, m), np.zeros(m, bool),
+            hct_base[draws.stay],
+        )  # fmt: skip
         null_hadm = _null_hadm(rng, draws, admit, disch, q)
         rows.panel(rng, draws, chem, null_hadm, q)
         keep = rng.random(m) < 0.6

@@ -189,13 +189,14 @@ def panel_values(
     cr: np.ndarray,
     platelets: np.ndarray,
     infection: np.ndarray,
+    hct_base: np.ndarray,
 ) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
     """(chemistry, blood count) of draws with severity ``sev`` and creatinine ``cr``."""
     n = len(sev)
     na = rng.normal(139, 4, n)
     hco3 = np.clip(rng.normal(25 - 9 * sev, 2.5), 5, 45)
     cl = rng.normal(104, 4, n)
-    hct = np.clip(rng.normal(34 - 6 * sev, 4), 15, 55)
+    hct = np.clip(rng.normal(hct_base - 7 * sev, 1.5), 15, 60)
     wbc = rng.lognormal(np.log(8.5), 0.35, n) * (1 + 1.3 * infection * sev)
     low = rng.random(n) < 0.04
     wbc[low] = rng.uniform(0.5, 3.9, int(low.sum()))

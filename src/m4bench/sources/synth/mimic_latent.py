@@ -86,6 +86,8 @@ class StayState:
     aki_stage: np.ndarray
     aki_peak_h: np.ndarray
     crrt: np.ndarray
+    ihd: np.ndarray  # intermittent haemodialysis
+    peritoneal: np.ndarray  # peritoneal dialysis
     cr_base: np.ndarray
     liver: np.ndarray
     platelet_base: np.ndarray
@@ -94,6 +96,7 @@ class StayState:
     height_cm: np.ndarray
     art_line: np.ndarray
     cvicu: np.ndarray
+    hct_base: np.ndarray  # haematocrit before the acute illness
 
     def __len__(self) -> int:
         return len(self.intime)
@@ -148,6 +151,7 @@ def stay_state(
         height_cm=np.round(np.clip(rng.normal(170, 10, n), 145, 200)),
         art_line=cvicu | support["vent"] | support["pressor"] | (rng.random(n) < 0.15),
         cvicu=cvicu,
+        hct_base=rng.normal(39, 5, n),
     )
 
 
@@ -187,7 +191,14 @@ def _kidney(rng: np.random.Generator, sev0: np.ndarray, cond: np.ndarray) -> dic
     aki_stage = np.select([aki_draw < 0.02, aki_draw < 0.10, aki_draw < 0.46], [3, 2, 1], 0)
     crrt = (aki_stage == 3) & (rng.random(n) < 0.45 + 0.3 * sev0)
     peak = rng.uniform(6, 60, n)
-    return {"cr_base": cr_base, "aki_stage": aki_stage, "crrt": crrt, "aki_peak_h": peak}
+    ihd = (aki_stage == 3) & ~crrt & (rng.random(n) < 0.3)
+    peritoneal = cond[:, CONDITION_INDEX["ckd456"]] & ~crrt & ~ihd & (rng.random(n) < 0.25)
+    if n >= 50 and not peritoneal.any():  # keep the rare modality present in every chunk
+        peritoneal[np.argmax(np.where(crrt | ihd, 0.0, cr_base))] = True
+    return {
+        "cr_base": cr_base, "aki_stage": aki_stage, "crrt": crrt, "aki_peak_h": peak,
+        "ihd": ihd, "peritoneal": peritoneal,
+    }  # fmt: skip
 
 
 def _ventilation(

@@ -9,7 +9,7 @@ import numpy as np
 
 from m4bench.sources.synth.core import QuirkRates, group_arange, seconds_to_us
 from m4bench.sources.synth.mimic_cohort import HOUR
-from m4bench.sources.synth.mimic_events import timeline
+from m4bench.sources.synth.mimic_events import Timeline, timeline
 from m4bench.sources.synth.mimic_latent import StayState
 from m4bench.sources.synth.mimic_vocab import (
     URINE_ITEMS_MINOR,
@@ -19,6 +19,11 @@ from m4bench.sources.synth.mimic_vocab import (
 
 Columns = dict[str, Any]
 # share of vasopressor stays receiving each drug (norepinephrine first)
+# invasive lines other than arterial, multi-lumen and PICC (invasive_line reads them all)
+OTHER_LINES = np.array([
+    227719, 224269, 224267, 224272, 226124, 228169, 225202, 228286, 225204, 224560, 225203,
+    224273, 225789, 225761, 228201, 228202, 224268, 225199, 225315, 225205,
+])  # fmt: skip
 DRUG_SHARE = {
     221906: 0.85,
     222315: 0.3,
@@ -218,17 +223,23 @@ _ROW_KEYS = (
 
 
 def _fluid_rows(rng: np.random.Generator, s: StayState, q: QuirkRates) -> dict[str, np.ndarray]:
-    """Crystalloid infusions every 8 h, CRRT potassium boluses, a few neuromuscular blocks."""
+    """Crystalloids every 8 h, CRRT potassium and calcium, a few neuromuscular blocks."""
     tl = timeline(rng, s, np.ones(len(s), bool), 0.5, s.los_h, 8.0, q.off_hour_time)
     crrt = timeline(rng, s, s.crrt, s.aki_peak_h, s.aki_peak_h + 48, 6.0, 1.0)
     blocked = s.vent & (rng.random(len(s)) < 0.06)
     block = timeline(rng, s, blocked, s.vent_on + 1, s.vent_on + 13, 4.0, 1.0)
     fluid_rate = rng.uniform(50, 250, len(tl))
     block_rate = rng.uniform(0.05, 0.2, len(block))
-    parts = [
+    parts: list[tuple[Timeline, int | np.ndarray, tuple[str | None, ...], np.ndarray | None]] = [
         (tl, 225158, ("mL/hour", "mL", "02-Fluids (Crystalloids)", "Continuous IV"), fluid_rate),
         (crrt, 227536, (None, "mEq.", "05-Med Bolus", "Drug Push"), None),
-        (block, 221555, ("mg/kg/hour", "mg", "01-Drips", "Continuous Med"), block_rate),
+        (crrt, 227525, (None, "grams", "05-Med Bolus", "Drug Push"), None),
+        (
+            block,
+            np.where(np.unique(block.stay, return_inverse=True)[1] % 2 == 0, 221555, 222062),
+            ("mg/kg/hour", "mg", "01-Drips", "Continuous Med"),
+            block_rate,
+        ),
     ]
     out: dict[str, list[np.ndarray]] = {k: [] for k in _ROW_KEYS}
     for part_tl, item, labels, rate in parts:
@@ -238,7 +249,7 @@ def _fluid_rows(rng: np.random.Generator, s: StayState, q: QuirkRates) -> dict[s
         rates = np.full(m, np.nan) if rate is None else np.round(rate, 3)
         values = {
             "stay": part_tl.stay, "start": part_tl.hours, "end": part_tl.hours + hours,
-            "itemid": np.full(m, item), "rate": rates,
+            "itemid": np.broadcast_to(np.asarray(item), (m,)).copy(), "rate": rates,
             "amount": np.round(amount, 3), "weight": s.weight[part_tl.stay],
             "status": np.full(m, "FinishedRunning", dtype=object),
         }  # fmt: skip
@@ -296,8 +307,10 @@ def procedureevents_chunk(
 ) -> Columns:
     """Dialysis, lines and (unused by the concepts) ventilation procedures."""
     n = len(s)
-    ihd = (s.aki_stage == 3) & ~s.crrt & (rng.random(n) < 0.3)
-    spec = [
+    ihd = s.ihd
+    lined = rng.random(n) < 0.15
+    line_kind = OTHER_LINES[(np.cumsum(lined) - 1) % len(OTHER_LINES)]  # every kind in turn
+    spec: list[tuple[np.ndarray, int | np.ndarray, np.ndarray, np.ndarray, str]] = [
         (s.crrt, 225802, s.aki_peak_h - 1, rng.uniform(24, 72, n), "Dialysis"),
         (s.crrt, 224270, s.aki_peak_h - 2, np.full(n, 0.0), "Invasive Venous"),
         (s.crrt & (rng.random(n) < 0.5), 225436, s.aki_peak_h + 20, np.full(n, 0.0), "Dialysis"),
@@ -307,9 +320,10 @@ def procedureevents_chunk(
         (rng.random(n) < 0.06, 224264, np.full(n, 3.0), s.los_h * 0.7, "Invasive Venous"),
         (s.vent, 225792, s.vent_on, s.vent_off - s.vent_on, "Ventilation"),
         (s.niv, 225794, np.full(n, 1.0), np.full(n, 8.0), "Ventilation"),
+        (lined, line_kind, np.full(n, 1.5), s.los_h * 0.6, "Invasive Venous"),
     ]
     stay = np.concatenate([np.flatnonzero(mask) for mask, *_ in spec])
-    item = np.concatenate([np.full(int(mask.sum()), itemid) for mask, itemid, *_ in spec])
+    item = np.concatenate([np.broadcast_to(np.asarray(i), (n,))[mask] for mask, i, *_ in spec])
     start_h = np.concatenate([start[mask] for mask, _, start, _, _ in spec])
     dur_h = np.concatenate([dur[mask] for mask, _, _, dur, _ in spec])
     where = np.concatenate(
