@@ -41,7 +41,7 @@ def test_only_the_agents_own_credential_is_passed(tmp_path: Path, name: str, own
     env = get_adapter(name).environment(context(tmp_path))
     secrets = {key for key in env if key in CREDENTIALS}
     assert secrets == {own_key}
-    assert env["HOME"] == "/tmp/home"
+    assert env["HOME"] == "/tmp"
 
 
 def test_claude_command_disables_web_tools_and_inner_permissions(tmp_path: Path) -> None:

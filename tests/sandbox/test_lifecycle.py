@@ -54,3 +54,16 @@ def test_missing_bwrap_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> N
         check_bwrap_available()
     assert "'bwrap' not found" in caught.value.message
     assert caught.value.hint is not None and "apt-get install bubblewrap" in caught.value.hint
+
+
+def test_paths_as_the_agent_sees_them(tmp_path: Path) -> None:
+    data = tmp_path / "parquet"
+    spec = make_spec(tmp_path, mounts=(Mount(host=data, sandbox=Path("/data")),))
+    sandbox = get_sandbox("bwrap")
+    assert sandbox.path_for_agent(spec, data / "icu" / "chartevents.parquet") == Path(
+        "/data/icu/chartevents.parquet"
+    )
+    assert sandbox.path_for_agent(spec, spec.workdir / "output.csv") == Path("/workdir/output.csv")
+    assert sandbox.path_for_agent(spec, tmp_path / "ground_truth.csv") is None
+    assert NoSandbox().path_for_agent(spec, tmp_path / "x") == tmp_path / "x"
+    assert NoSandbox().workdir_for_agent(spec) == spec.workdir

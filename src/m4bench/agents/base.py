@@ -29,7 +29,7 @@ class AgentContext(BaseModel):
     model: str | None = None
     endpoint: str | None = None
     database: Path | None = None
-    home: Path = Path("/tmp/home")
+    home: Path = Path("/tmp")
     credentials: dict[str, str] = Field(default_factory=dict)
     reasoning_effort: str | None = None
     max_steps: int = Field(default=100, ge=1)

@@ -35,6 +35,8 @@ class Sandbox(Protocol):
 
     def workdir_for_agent(self, spec: SandboxSpec) -> Path: ...
 
+    def path_for_agent(self, spec: SandboxSpec, host_path: Path) -> Path | None: ...
+
 
 class SandboxProcess:
     """A running sandboxed command (the leader of its own process group)."""
@@ -135,6 +137,10 @@ class ProcessSandbox:
 
     def workdir_for_agent(self, spec: SandboxSpec) -> Path:
         return spec.workdir_in_sandbox
+
+    def path_for_agent(self, spec: SandboxSpec, host_path: Path) -> Path | None:
+        """Where the agent sees ``host_path`` (``None``: it does not see it)."""
+        return spec.path_in_sandbox(host_path)
 
     def start(self, command: list[str], spec: SandboxSpec) -> SandboxProcess:
         if not command:

@@ -193,6 +193,3 @@ class BwrapSandbox(ProcessSandbox):
         drop = [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups"] if as_root else []
         drop += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"] if drop else []
         return [*argv, "--", *drop, *prefix, *command]
-
-    def path_for_agent(self, spec: SandboxSpec, host_path: Path) -> Path | None:
-        return spec.path_in_sandbox(host_path)

@@ -99,6 +99,3 @@ class DockerSandbox(ProcessSandbox):
         for key in sorted(self._environment(spec)):
             argv += ["-e", key]
         return [*argv, self.image, *prefix, *command]
-
-    def path_for_agent(self, spec: SandboxSpec, host_path: Path) -> Path | None:
-        return spec.path_in_sandbox(host_path)
