@@ -10,7 +10,16 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import http_server, make_spec, needs_bwrap
 
-from m4bench.sandbox import BwrapSandbox, EgressProxy, NetworkMode, NoSandbox, SandboxSpec
+from m4bench.errors import M4BenchError
+from m4bench.sandbox import (
+    BwrapSandbox,
+    EgressProxy,
+    NetworkMode,
+    NoSandbox,
+    SandboxSpec,
+    read_egress_log,
+    refused,
+)
 
 
 def exchange(socket_path: Path, request: bytes) -> bytes:
@@ -25,7 +34,7 @@ def exchange(socket_path: Path, request: bytes) -> bytes:
 
 
 def events(log: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in log.read_text().splitlines()]
+    return [event.model_dump() for event in read_egress_log(log)]
 
 
 @pytest.fixture
@@ -137,3 +146,13 @@ def test_none_backend_routes_through_the_proxy_but_is_not_publishable(tmp_path: 
     result = NoSandbox().run(["true"], spec, timeout=10)
     assert result.returncode == 0 and not result.publishable
     assert "does not isolate" in result.publishable_reason
+
+
+def test_damaged_egress_log_is_named(tmp_path: Path) -> None:
+    log = tmp_path / "egress.jsonl"
+    event = {"ts": 0.1, "method": "GET", "host": "a", "port": 80, "allowed": False, "reason": "x"}
+    log.write_text(json.dumps(event) + "\n{broken\n")
+    with pytest.raises(M4BenchError, match=r"egress\.jsonl:2: not an egress event"):
+        read_egress_log(log)
+    log.write_text(json.dumps(event) + "\n")
+    assert [e.host for e in refused(read_egress_log(log))] == ["a"]

@@ -19,7 +19,13 @@ from m4bench.errors import M4BenchError
 from m4bench.sandbox.base import ProcessSandbox, Sandbox, SandboxProcess
 from m4bench.sandbox.bwrap import BwrapSandbox, check_bwrap_available
 from m4bench.sandbox.docker import DockerSandbox
-from m4bench.sandbox.egress import EgressEvent, EgressProxy, proxy_environment
+from m4bench.sandbox.egress import (
+    EgressEvent,
+    EgressProxy,
+    proxy_environment,
+    read_egress_log,
+    refused,
+)
 from m4bench.sandbox.none import NoSandbox
 from m4bench.sandbox.spec import Limits, Mount, NetworkMode, SandboxResult, SandboxSpec
 
@@ -44,6 +50,8 @@ __all__ = [
     "default_sandbox_name",
     "get_sandbox",
     "proxy_environment",
+    "read_egress_log",
+    "refused",
 ]
 
 

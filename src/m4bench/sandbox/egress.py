@@ -39,6 +39,30 @@ class EgressEvent(BaseModel):
     reason: str
 
 
+def read_egress_log(path: Path) -> list[EgressEvent]:
+    """The events of an egress log; a damaged line is an error naming file and line."""
+    events = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError as exc:
+        raise M4BenchError(f"{path}: egress log not found", hint="was the proxy started?") from exc
+    for number, line in enumerate(lines, start=1):
+        try:
+            events.append(EgressEvent.model_validate_json(line))
+        except ValueError as exc:
+            raise M4BenchError(
+                f"{path}:{number}: not an egress event: {line[:80]!r}",
+                hint="the log is written only by the harness; a damaged line means "
+                "the file was changed after the run",
+            ) from exc
+    return events
+
+
+def refused(events: list[EgressEvent]) -> list[EgressEvent]:
+    """Attempts the proxy refused (each one is an egress violation)."""
+    return [event for event in events if not event.allowed]
+
+
 def proxy_environment(port: int) -> dict[str, str]:
     """Variables that point HTTP clients inside the sandbox at the bridge."""
     url = f"http://127.0.0.1:{port}"
