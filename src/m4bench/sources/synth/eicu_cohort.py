@@ -72,9 +72,9 @@ def draw_cohort(seed: int, chunk: int, start: int, n: int, quirks: EicuQuirkRate
     female = (rng.random(n) < 0.46)[patient_local]
     weight = np.clip(rng.normal(83.0, 21.0, n), 38.0, 220.0).round(1)[patient_local]
     height = np.clip(rng.normal(np.where(female, 162.0, 176.0), 8.0), 140.0, 205.0).round(1)
-    los = np.maximum(60, rng.lognormal(np.log(2300.0) + 0.8 * severity, 0.7, n)).astype(np.int64)
+    los = np.maximum(60, rng.lognormal(np.log(1800.0) + 0.8 * severity, 0.7, n)).astype(np.int64)
     last_in_hospital = np.append(new_hosp[1:], True)
-    died = last_in_hospital & (rng.random(n) < 1.0 / (1.0 + np.exp(-(-4.6 + 6.5 * severity))))
+    died = last_in_hospital & (rng.random(n) < 1.0 / (1.0 + np.exp(-(-4.9 + 6.5 * severity))))
     surgical = rng.random(n) < 0.27
     elective = surgical & (rng.random(n) < 0.6)
     ventilated = rng.random(n) < np.clip(0.05 + 0.85 * severity + 0.15 * surgical, 0, 0.95)
