@@ -1,0 +1,72 @@
+"""Turning an agent name into an adapter, built-ins included.
+
+Model-driven agents come from the agents registry. ``oracle``, ``replay`` and
+``mutant:NAME`` need the task (and for the oracle, what the run's database holds), so
+the runner builds them here and hands them to the registry as extra factories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+
+from m4bench.agents.base import AgentAdapter
+from m4bench.agents.registry import AdapterFactory, get_adapter
+from m4bench.errors import M4BenchError
+from m4bench.provision.mapping import SchemaMapping
+from m4bench.runner.builtin_agents import (
+    MUTANT_PREFIX,
+    BuiltinAdapter,
+    MutantSource,
+    replay_adapter,
+)
+from m4bench.runner.identity import SchemaName
+from m4bench.runner.oracle_plan import oracle_statements
+from m4bench.tasks.catalog import Task
+
+BUILTIN_NAMES = ("oracle", "replay")
+
+
+@dataclass(frozen=True)
+class AgentInputs:
+    """What the built-in agents need beyond their name."""
+
+    task: Task
+    present: Collection[str]
+    schema: SchemaName = "native"
+    mapping: SchemaMapping | None = None
+    replay_file: Path | None = None
+    mutants: MutantSource | None = None
+
+
+def resolve_adapter(name: str, inputs: AgentInputs) -> AgentAdapter:
+    """The adapter for ``name``: a built-in, a mutant, or a registered agent."""
+    extra: dict[str, AdapterFactory] = {}
+    if name == "oracle":
+        statements = oracle_statements(inputs.task, inputs.present, inputs.schema, inputs.mapping)
+        extra["oracle"] = lambda: BuiltinAdapter("oracle", statements=statements)
+    elif name == "replay":
+        if inputs.replay_file is None:
+            raise M4BenchError(
+                "agent replay: no file to replay", hint="pass --replay FILE (.sql, .py or .sh)"
+            )
+        replay_file = inputs.replay_file
+        extra["replay"] = lambda: replay_adapter(replay_file)
+    elif name.startswith(MUTANT_PREFIX):
+        extra[name] = lambda: _mutant(name, inputs)
+    return get_adapter(name, extra)
+
+
+def _mutant(name: str, inputs: AgentInputs) -> AgentAdapter:
+    mutant = name[len(MUTANT_PREFIX) :]
+    if inputs.mutants is None:
+        raise M4BenchError(
+            f"agent {name}: no mutant source was given to the runner",
+            hint="mutants are supplied by the mutation-testing commands",
+        )
+    sql = inputs.mutants(inputs.task.name, mutant)
+    statements = oracle_statements(
+        inputs.task, inputs.present, inputs.schema, inputs.mapping, reference_sql=sql
+    )
+    return BuiltinAdapter(name, statements=statements)

@@ -1,0 +1,72 @@
+"""Which skills a condition gives the agent.
+
+* ``no-skill`` and ``operational-spec``: none (the spec goes into the instruction).
+* ``with-skill``: the task's canonical skills.
+* ``with-skill-decoy``: another family's canonical skill, named by the card.
+* ``with-skill-rawsql``: the task's reference query wrapped as a skill.
+* ``with-skill-all``: every skill of the catalog, each in the variant whose carrier
+  task best matches this task: the task itself first, then the same database, then the
+  same mode, then the carrier's name. So a MIMIC-IV task never gets the eICU variant of
+  a skill that has a MIMIC-IV one, and a raw task gets raw variants where they exist.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from m4bench.runner.identity import Condition
+from m4bench.tasks.catalog import Catalog, Task
+from m4bench.tasks.skills import decoy_skill, raw_sql_skill
+
+
+@dataclass(frozen=True)
+class SkillFile:
+    """One skill to place: its folder name, its SKILL.md text and where it came from."""
+
+    folder: str
+    text: str
+    origin: str
+
+
+def condition_skills(task: Task, condition: Condition, catalog: Catalog) -> list[SkillFile]:
+    """The skills ``condition`` gives ``task``, sorted by folder name."""
+    if condition in ("no-skill", "operational-spec"):
+        return []
+    if condition == "with-skill":
+        return _canonical(task)
+    if condition == "with-skill-decoy":
+        folder, text = decoy_skill(task, catalog)
+        return [SkillFile(folder, text, f"decoy:{folder}")]
+    if condition == "with-skill-rawsql":
+        folder, text = raw_sql_skill(task)
+        return [SkillFile(folder, text, f"reference:{task.family}/{task.card.reference.file}")]
+    return all_skills(task, catalog)
+
+
+def _canonical(task: Task) -> list[SkillFile]:
+    return [
+        SkillFile(name, path.read_text(encoding="utf-8"), f"{task.name}/{name}")
+        for name, path in sorted(task.skill_paths.items())
+    ]
+
+
+def all_skills(task: Task, catalog: Catalog) -> list[SkillFile]:
+    """Every skill name in the catalog, each from its best-matching carrier task."""
+    carriers: dict[str, list[Task]] = {}
+    for other in catalog.tasks:
+        for name in other.skill_paths:
+            carriers.setdefault(name, []).append(other)
+    chosen = []
+    for name in sorted(carriers):
+        best = min(
+            carriers[name],
+            key=lambda other: (
+                other.name != task.name,
+                other.card.dataset != task.card.dataset,
+                other.card.mode != task.card.mode,
+                other.name,
+            ),
+        )
+        path = best.skill_paths[name]
+        chosen.append(SkillFile(name, path.read_text(encoding="utf-8"), f"{best.name}/{name}"))
+    return chosen

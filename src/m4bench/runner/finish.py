@@ -1,0 +1,204 @@
+"""Everything after the agent stops: keep artifacts, lint, score, decide, record.
+
+Only regular files are taken from the workdir (never through links the agent planted);
+traces and stderr are redacted before they are stored; the raw logs are then removed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from m4bench.agents.base import TraceSummary
+from m4bench.fileio import atomic_write_text, sha256_file
+from m4bench.home import DataHome
+from m4bench.runner.canary import CanaryVerdict
+from m4bench.runner.contamination import LintVerdict, lint_workdir, redact
+from m4bench.runner.lifecycle import copy_regular_file, decide_status, egress_verdict
+from m4bench.runner.prepare import PreparedRun
+from m4bench.runner.record import (
+    Artifact,
+    EgressVerdict,
+    ResultRecord,
+    SandboxRecord,
+    Status,
+    Timings,
+    UsageRecord,
+)
+from m4bench.runner.workdir import INSTRUCTION_FILE, OUTPUT_FILE, RunPaths
+from m4bench.sandbox import SandboxResult
+from m4bench.scoring import Score, score_output
+
+TRACE_FILE = "trace.jsonl"
+STDERR_FILE = "stderr.log"
+TRAJECTORY_FILE = "trajectory.json"
+EGRESS_FILE = "egress.jsonl"
+DIFF_FILE = "diff.parquet"
+
+
+def finish_run(
+    prepared: PreparedRun,
+    paths: RunPaths,
+    home: DataHome,
+    record: ResultRecord,
+    canary: CanaryVerdict,
+    result: SandboxResult | None,
+    timings: Timings,
+    keep_workdir: bool = False,
+) -> ResultRecord:
+    clock = time.monotonic()
+    atomic_write_text(paths.artifact(INSTRUCTION_FILE), prepared.instruction)
+    has_output = copy_regular_file(paths.workdir / OUTPUT_FILE, paths.artifact(OUTPUT_FILE))
+    summary = _keep_trace(prepared, paths, home) if result is not None else None
+    egress = egress_verdict(prepared.sandbox_spec)
+    if prepared.sandbox_spec.egress_log_path.exists():
+        shutil.copyfile(prepared.sandbox_spec.egress_log_path, paths.artifact(EGRESS_FILE))
+    lint = _lint(prepared, paths, home) if result is not None else None
+    score_clock = time.monotonic()
+    score = _score(prepared, paths) if has_output else None
+    timings.score = time.monotonic() - score_clock
+    status, detail = decide_status(canary, egress, result, has_output)
+    publishable, reason = publishability(prepared, canary, egress, lint, status)
+    if not keep_workdir:
+        shutil.rmtree(paths.workdir, ignore_errors=True)
+    timings.finish = time.monotonic() - clock - timings.score
+    return record.model_copy(
+        update={
+            "skills": prepared.skills,
+            "sandbox": _sandbox_record(prepared, result, canary, egress, lint),
+            "status": status,
+            "status_detail": detail,
+            "timings": timings,
+            "usage": _usage(summary),
+            "score": score,
+            "reward": score.reward if score is not None else 0.0,
+            "publishable": publishable,
+            "publishable_reason": reason,
+            "artifacts": _artifacts(paths),
+            "versions": record.versions.model_copy(
+                update={
+                    "agent": getattr(prepared.adapter, "version", None),
+                    "models_reported": summary.model_strings if summary else [],
+                }
+            ),
+            "error": None,
+        }
+    )
+
+
+def publishability(
+    prepared: PreparedRun,
+    canary: CanaryVerdict,
+    egress: EgressVerdict,
+    lint: LintVerdict | None,
+    status: Status,
+) -> tuple[bool, str]:
+    """Whether the run may count in published results, and why (the first reason)."""
+    if not prepared.isolated:
+        return False, f"the {prepared.backend} backend does not isolate the agent"
+    if not canary.passed:
+        return False, "the filesystem canary saw forbidden paths"
+    if egress.refused:
+        return False, "the agent tried to reach a host that is not allowlisted"
+    if lint is not None and not lint.passed:
+        return False, "the contamination lint flagged the workdir"
+    if status == "harness_error":
+        return False, "the harness failed"
+    return True, "isolated; canary, egress and lint clean"
+
+
+def _keep_trace(prepared: PreparedRun, paths: RunPaths, home: DataHome) -> TraceSummary | None:
+    spec = prepared.sandbox_spec
+    secrets = list(prepared.credentials.values())
+    hidden = [str(Path.home()), str(home.root), str(paths.run_dir)]
+    inner = prepared.adapter.trace_file(prepared.context)
+    raw = spec.stdout_path
+    if inner is not None:
+        host = spec.workdir / inner.relative_to(prepared.context.workdir)
+        raw = paths.logs / "trace.raw"
+        if not copy_regular_file(host, raw):
+            raw.write_bytes(b"")
+    for source, name in ((raw, TRACE_FILE), (spec.stderr_path, STDERR_FILE)):
+        text = source.read_text(encoding="utf-8", errors="replace") if source.exists() else ""
+        atomic_write_text(paths.artifact(name), redact(text, secrets, hidden))
+    for source in (spec.stdout_path, spec.stderr_path, raw):
+        source.unlink(missing_ok=True)
+    try:
+        summary = prepared.adapter.parse_trace(paths.artifact(TRACE_FILE))
+        trajectory = prepared.adapter.to_atif(paths.artifact(TRACE_FILE))
+    except (ValueError, OSError) as exc:
+        return TraceSummary(agent=prepared.spec.agent, errors=[f"unreadable trace: {exc}"])
+    atomic_write_text(paths.artifact(TRAJECTORY_FILE), trajectory.model_dump_json(indent=2) + "\n")
+    return summary
+
+
+def _lint(prepared: PreparedRun, paths: RunPaths, home: DataHome) -> LintVerdict:
+    sensitive = [str(p) for p in prepared.forbidden] + [str(home.root), str(paths.run_dir)]
+    return lint_workdir(paths.workdir, sensitive, prepared.credentials.values())
+
+
+def _score(prepared: PreparedRun, paths: RunPaths) -> Score:
+    return score_output(
+        prepared.task.card.evaluation,
+        prepared.truth,
+        paths.artifact(OUTPUT_FILE),
+        diff_path=paths.artifact(DIFF_FILE),
+    )
+
+
+def _usage(summary: TraceSummary | None) -> UsageRecord:
+    if summary is None:
+        return UsageRecord()
+    return UsageRecord(
+        input_uncached=summary.usage.input_uncached,
+        input_cache_read=summary.usage.input_cache_read,
+        input_cache_write=summary.usage.input_cache_write,
+        output=summary.usage.output,
+        turns=summary.turns,
+        tool_calls=summary.tool_calls,
+        cost_usd=summary.cost_usd,
+        cost_source=summary.cost_source,
+    )
+
+
+def _sandbox_record(
+    prepared: PreparedRun,
+    result: SandboxResult | None,
+    canary: CanaryVerdict,
+    egress: EgressVerdict,
+    lint: LintVerdict | None,
+) -> SandboxRecord:
+    limits = prepared.sandbox_spec.limits.model_dump()
+    return SandboxRecord(
+        backend=prepared.backend,
+        isolated=prepared.isolated,
+        limits={k: int(v) if v is not None else None for k, v in limits.items()},
+        returncode=result.returncode if result else None,
+        timed_out=result.timed_out if result else False,
+        killed=result.killed if result else False,
+        canary=canary,
+        egress=egress,
+        lint=lint,
+    )
+
+
+def _artifacts(paths: RunPaths) -> dict[str, Artifact]:
+    kept = {}
+    for name in (
+        INSTRUCTION_FILE,
+        OUTPUT_FILE,
+        TRACE_FILE,
+        STDERR_FILE,
+        TRAJECTORY_FILE,
+        EGRESS_FILE,
+        DIFF_FILE,
+    ):
+        path = paths.artifact(name)
+        if path.is_file():
+            kept[name] = Artifact(
+                path=str(path.relative_to(paths.run_dir)),
+                sha256=sha256_file(path),
+                bytes=path.stat().st_size,
+            )
+    return kept

@@ -1,0 +1,85 @@
+"""One agent process from start to verdict: timeout, egress verdict, status.
+
+The sandbox backend enforces the timeout (SIGTERM to the whole process group, then
+SIGKILL after the grace period). The status is decided from harness-side facts only
+(the canary verdict, the egress log outside the workdir, how the process ended, whether
+``output.csv`` exists) in a fixed order of precedence; the output is scored whatever
+the status, so a complete output followed by a timeout stays visible as such.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+from pathlib import Path
+
+from m4bench.runner.canary import CanaryVerdict
+from m4bench.runner.record import EgressVerdict, Status
+from m4bench.sandbox import SandboxResult, SandboxSpec
+
+_SAMPLE = 10
+
+
+def egress_verdict(spec: SandboxSpec) -> EgressVerdict:
+    """Connection attempts the proxy logged; malformed log lines count as refused."""
+    verdict = EgressVerdict(
+        network=str(spec.network), allowed_endpoints=list(spec.allowed_endpoints)
+    )
+    log = spec.egress_log_path
+    if not log.exists():
+        return verdict
+    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+        if not line.strip():
+            continue
+        verdict.connections += 1
+        try:
+            event = json.loads(line)
+            allowed = bool(event.get("allowed"))
+            target = f"{event.get('method')} {event.get('host')}:{event.get('port')}"
+        except (json.JSONDecodeError, AttributeError):
+            allowed, target = False, "unreadable log line"
+        if not allowed:
+            verdict.refused += 1
+            if len(verdict.refused_sample) < _SAMPLE:
+                verdict.refused_sample.append(target)
+    return verdict
+
+
+def decide_status(
+    canary: CanaryVerdict,
+    egress: EgressVerdict | None,
+    result: SandboxResult | None,
+    has_output: bool,
+) -> tuple[Status, str]:
+    """The run's status, most serious first."""
+    if canary.enforced and not canary.passed:
+        return "sandbox_violation", f"filesystem canary: {canary.detail} {canary.visible}"
+    if egress is not None and egress.refused:
+        sample = ", ".join(egress.refused_sample)
+        return "egress_violation", f"{egress.refused} refused connection(s): {sample}"
+    if result is None:
+        return "harness_error", "the agent did not run"
+    if result.timed_out:
+        return "timeout", f"killed after {result.elapsed_seconds:.1f} s"
+    if result.returncode != 0:
+        return "nonzero_exit", f"exit status {result.returncode}"
+    if not has_output:
+        return "no_output", "the agent exited cleanly without writing output.csv"
+    return "ok", ""
+
+
+def copy_regular_file(source: Path, target: Path) -> bool:
+    """Copy ``source`` only if it is a regular file: never through a link the agent
+    planted, never blocking on a FIFO. Returns False when there is nothing to copy."""
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        with target.open("wb") as out:
+            shutil.copyfileobj(handle, out, 1 << 20)
+    return True

@@ -1,0 +1,199 @@
+"""Everything before the agent starts: task, truth, workdir, adapter, sandbox spec."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from m4bench.agents.base import AgentAdapter, AgentContext
+from m4bench.errors import M4BenchError
+from m4bench.fileio import sha256_text
+from m4bench.home import DataHome
+from m4bench.provision.agent_catalog import load_catalog_manifest
+from m4bench.provision.equivalence import load_mapping
+from m4bench.provision.ground_truth import ground_truth_path
+from m4bench.provision.layout import DICTIONARY_FILE, mapping_path, task_catalog_paths
+from m4bench.provision.mapping import SchemaMapping
+from m4bench.runner.agent_choice import AgentInputs, resolve_adapter
+from m4bench.runner.canary import forbidden_paths
+from m4bench.runner.conditions import condition_skills
+from m4bench.runner.identity import DEFAULT_MODEL, RunSpec
+from m4bench.runner.instruction import assemble_instruction, read_dictionary
+from m4bench.runner.record import SkillRecord
+from m4bench.runner.workdir import (
+    INSTRUCTION_FILE,
+    RunPaths,
+    place_database,
+    place_instruction,
+    place_skills,
+)
+from m4bench.sandbox import Limits, Mount, NetworkMode, ProcessSandbox, SandboxSpec
+from m4bench.sandbox.spec import DEFAULT_WORKDIR_IN_SANDBOX
+from m4bench.sources.layout import load_source
+from m4bench.tasks.catalog import CATALOG_ROOT, Task, load_catalog
+
+if TYPE_CHECKING:
+    from m4bench.runner.execute import RunOptions
+
+AGENT_HOME = ".home"  # HOME of an unisolated agent; a sandboxed one gets its private /tmp
+_GRACE_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A run ready to start."""
+
+    spec: RunSpec
+    task: Task
+    truth: Path
+    adapter: AgentAdapter
+    context: AgentContext
+    sandbox_spec: SandboxSpec
+    argv: list[str]
+    timeout: float
+    skills: list[SkillRecord]
+    forbidden: list[Path]
+    credentials: Mapping[str, str]
+    isolated: bool
+    backend: str
+    instruction: str
+
+
+def prepare_run(
+    spec: RunSpec,
+    home: DataHome,
+    source: str,
+    paths: RunPaths,
+    box: ProcessSandbox,
+    opts: RunOptions,
+) -> PreparedRun:
+    task, truth, mapping = _task_inputs(spec, home, source)
+    dictionary = _dictionary(spec, home, source)
+    text = assemble_instruction(task, spec.condition, spec.schema_name, dictionary)
+    place_instruction(paths.workdir, text)
+    mounts = place_database(home, source, spec.schema_name, task.name, paths.workdir, box.isolated)
+    catalog = task_catalog_paths(home, source, spec.schema_name, task.name)
+    present = set(load_catalog_manifest(catalog).relations)
+    inputs = AgentInputs(task, present, spec.schema_name, mapping, opts.replay_file, opts.mutants)
+    adapter = resolve_adapter(spec.agent, inputs)
+    timeout = float(opts.timeout or task.card.evaluation.timeout_seconds)
+    credentials = _credentials(adapter, opts.credentials)
+    agent_workdir = DEFAULT_WORKDIR_IN_SANDBOX if box.isolated else paths.workdir
+    ctx = _context(spec, agent_workdir, opts, timeout, credentials, box.isolated)
+    if not box.isolated:
+        (paths.workdir / AGENT_HOME).mkdir()
+    skills = condition_skills(task, spec.condition, load_catalog())
+    place_skills(adapter, ctx, paths.workdir, skills)
+    runtime = [Mount(host=h, sandbox=s) for h, s in adapter.runtime_mounts()]
+    protected = [truth.parent, CATALOG_ROOT, home.root, paths.run_dir.parent, paths.logs]
+    if mapping is not None:
+        protected.append(mapping_path(home, source))
+    return PreparedRun(
+        spec=spec,
+        task=task,
+        truth=truth,
+        adapter=adapter,
+        context=ctx,
+        sandbox_spec=_sandbox_spec(adapter, ctx, paths, mounts + runtime, opts, timeout),
+        argv=adapter.command(ctx),
+        timeout=timeout,
+        skills=[
+            SkillRecord(folder=s.folder, origin=s.origin, sha256=sha256_text(s.text))
+            for s in skills
+        ],
+        forbidden=forbidden_paths(protected, Path.home(), [m.host for m in runtime]),
+        credentials=credentials,
+        isolated=box.isolated,
+        backend=box.name,
+        instruction=text,
+    )
+
+
+def _sandbox_spec(
+    adapter: AgentAdapter,
+    ctx: AgentContext,
+    paths: RunPaths,
+    mounts: list[Mount],
+    opts: RunOptions,
+    timeout: float,
+) -> SandboxSpec:
+    endpoints = adapter.default_endpoints(ctx)
+    return SandboxSpec(
+        workdir=paths.workdir,
+        log_dir=paths.logs,
+        mounts=tuple(mounts),
+        env=adapter.environment(ctx),
+        network=NetworkMode.PROXY if endpoints else NetworkMode.NONE,
+        allowed_endpoints=endpoints,
+        limits=opts.limits or default_limits(timeout),
+        kill_grace_seconds=_GRACE_SECONDS,
+    )
+
+
+def default_limits(timeout: float) -> Limits:
+    """CPU time a little above two cores for the whole timeout; 8 GiB per file; 256
+    processes; a 1 GiB private /tmp. Memory is not capped (DuckDB reserves address
+    space it never touches)."""
+    return Limits(
+        cpu_seconds=int(timeout * 2) + 60,
+        file_size_bytes=8 << 30,
+        processes=256,
+        tmp_size_bytes=1 << 30,
+    )
+
+
+def _task_inputs(
+    spec: RunSpec, home: DataHome, source: str
+) -> tuple[Task, Path, SchemaMapping | None]:
+    task = load_catalog().task(spec.task)
+    dataset = load_source(home, source).manifest.dataset
+    if task.card.dataset != dataset:
+        raise M4BenchError(
+            f"task {task.name} is a {task.card.dataset} task but source {source!r} is {dataset}",
+            hint="pick a source of the task's dataset",
+        )
+    truth = ground_truth_path(home, source, task)
+    if not truth.exists():
+        raise M4BenchError(
+            f"{truth}: no ground truth for {task.name}",
+            hint=f"build it with `m4bench setup --source {source} --task {task.name}`",
+        )
+    mapping = load_mapping(home, source) if spec.schema_name != "native" else None
+    return task, truth, mapping
+
+
+def _dictionary(spec: RunSpec, home: DataHome, source: str) -> str | None:
+    if spec.schema_name == "native":
+        return None
+    root = task_catalog_paths(home, source, spec.schema_name, spec.task).root
+    return read_dictionary(root / DICTIONARY_FILE)
+
+
+def _credentials(adapter: AgentAdapter, given: Mapping[str, str] | None) -> dict[str, str]:
+    """Only the adapter's own credential variables, from ``given`` or the environment."""
+    pool = given if given is not None else os.environ
+    return {name: pool[name] for name in adapter.credential_env if pool.get(name)}
+
+
+def _context(
+    spec: RunSpec,
+    workdir: Path,
+    opts: RunOptions,
+    timeout: float,
+    credentials: Mapping[str, str],
+    isolated: bool,
+) -> AgentContext:
+    return AgentContext(
+        workdir=workdir,
+        instruction_path=workdir / INSTRUCTION_FILE,
+        model=None if spec.model == DEFAULT_MODEL else spec.model,
+        endpoint=opts.endpoint,
+        database=workdir / "agent.duckdb",
+        home=Path("/tmp") if isolated else workdir / AGENT_HOME,
+        credentials=dict(credentials),
+        reasoning_effort=None if spec.reasoning == "auto" else spec.reasoning,
+        wall_seconds=max(timeout - _GRACE_SECONDS, 1.0),
+    )
