@@ -57,7 +57,7 @@ def run_transformed(
     keys = [mapping.column(name) for name in task.card.evaluation.key_columns]
     con = duckdb.connect()
     try:
-        _create_views(con, view.files)
+        create_views(con, view.files)
         try:
             table = con.execute(ordered_query(sql, keys, columns)).fetch_arrow_table()
         except duckdb.Error as exc:
@@ -99,7 +99,8 @@ def _compare(truth: pa.Table, got: pa.Table) -> tuple[bool, str]:
     return True, f"{truth.num_rows} rows, {truth.num_columns} columns identical"
 
 
-def _create_views(con: duckdb.DuckDBPyConnection, files: Mapping[str, Path]) -> None:
+def create_views(con: duckdb.DuckDBPyConnection, files: Mapping[str, Path]) -> None:
+    """One view per ``{qualified name: Parquet file}`` over its absolute path."""
     for schema_name in sorted({name.split(".", 1)[0] for name in files}):
         con.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema_name}"')
     for name, path in sorted(files.items()):
@@ -119,7 +120,7 @@ def verify_round_trip(home: DataHome, source: str) -> list[EquivalenceResult]:
     results = []
     con = duckdb.connect()
     try:
-        _create_views(con, restructured.files)
+        create_views(con, restructured.files)
         for merged in mapping.merged.values():
             for native in sorted(merged.values):
                 read_back = transform_sql(f"SELECT * FROM {native}", mapping, "restructured")

@@ -198,7 +198,7 @@ def _save(
         source=source,
         native_fingerprint=view.fingerprint,
         mapping_sha256=sha256_file(mapping_path(home, source)),
-        derived_schema=mapping.schemas[derived] if derived else None,
+        derived_schema=mapping.schemas.get(derived) if derived else None,
         tables=dict(sorted(tables.items())),
     )
     write_model(perturbed_dir(home, source, variant) / PERTURBED_MANIFEST, manifest)
