@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import socket
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -38,6 +39,7 @@ def make_spec(
     allowed: tuple[str, ...] = (),
     limits: Limits | None = None,
     grace: float = 1.0,
+    proxy_port: int = 18080,
 ) -> SandboxSpec:
     workdir = tmp_path / "workdir"
     workdir.mkdir(exist_ok=True)
@@ -50,7 +52,15 @@ def make_spec(
         allowed_endpoints=allowed,
         limits=limits or Limits(),
         kill_grace_seconds=grace,
+        proxy_port=proxy_port,
     )
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 class Hits:

@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import http_server, make_spec, needs_bwrap
+from sandbox_helpers import free_port, http_server, make_spec, needs_bwrap
 
 from m4bench.errors import M4BenchError
 from m4bench.sandbox import (
@@ -118,6 +118,8 @@ def proxied_run(tmp_path: Path, sandbox: BwrapSandbox | NoSandbox) -> tuple[str,
             tmp_path,
             network=NetworkMode.PROXY,
             allowed=(f"127.0.0.1:{allowed.port}",),
+            # Without isolation the bridge listens on the host's own loopback.
+            proxy_port=free_port() if isinstance(sandbox, NoSandbox) else 18080,
         )
         (spec.workdir / "client.py").write_text(CLIENT)
         urls = [f"http://127.0.0.1:{allowed.port}/", f"http://127.0.0.1:{other.port}/"]
