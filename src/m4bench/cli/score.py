@@ -10,19 +10,32 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from m4bench.cli.common import HomeOption, resolve_home
 from m4bench.fileio import canonical_json
+from m4bench.provision.ground_truth import ground_truth_path
 from m4bench.scoring import Score, ScoreOptions, score_output
 from m4bench.scoring.options import NullRule
 from m4bench.scoring.spec_file import load_evaluation_spec
+from m4bench.tasks.catalog import load_catalog
 from m4bench.tasks.evaluation import EvaluationSpec
 
 
 def score_command(
     output: Annotated[Path, typer.Option("--output", help="The agent's output CSV.")],
-    spec: Annotated[Path, typer.Option("--spec", help="Evaluation spec: JSON, or a task.toml.")],
+    spec: Annotated[
+        Path | None, typer.Option("--spec", help="Evaluation spec: JSON, or a task.toml.")
+    ] = None,
     truth: Annotated[
-        Path, typer.Option("--truth", help="Ground truth: typed Parquet, or CSV(.gz).")
-    ],
+        Path | None, typer.Option("--truth", help="Ground truth: typed Parquet, or CSV(.gz).")
+    ] = None,
+    task: Annotated[
+        str | None,
+        typer.Option("--task", help="Take the spec and ground truth of this task (m4bench setup)."),
+    ] = None,
+    source: Annotated[
+        str, typer.Option("--source", help="Source whose ground truth --task reads.")
+    ] = "synthetic-mimic-iv",
+    home: HomeOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the Score as JSON.")] = False,
     null_tokens: Annotated[
         str,
@@ -38,6 +51,7 @@ def score_command(
     ] = None,
 ) -> None:
     """Score an agent's output CSV: match rates, reward, key F1, nMAE, strict checks."""
+    spec, truth = _task_inputs(task, source, home, spec, truth)
     evaluation = _resolve_spec(spec)
     options = ScoreOptions(null_tokens=_null_rule(null_tokens))
     score = score_output(evaluation, truth, output, options=options, diff_path=diff)
@@ -45,6 +59,19 @@ def score_command(
         typer.echo(canonical_json(score.model_dump(mode="json")), nl=False)
     else:
         show_score(score, Console())
+
+
+def _task_inputs(
+    task: str | None, source: str, home: Path | None, spec: Path | None, truth: Path | None
+) -> tuple[Path, Path]:
+    """``--spec``/``--truth`` as given, else the task card and its provisioned ground truth."""
+    if task is not None:
+        found = load_catalog().task(task)
+        spec = spec or found.card_path
+        truth = truth or ground_truth_path(resolve_home(home), source, found)
+    if spec is None or truth is None:
+        raise typer.BadParameter("give --task, or both --spec and --truth", param_hint="--task")
+    return spec, truth
 
 
 def _resolve_spec(spec: Path) -> EvaluationSpec:

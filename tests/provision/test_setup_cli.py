@@ -1,0 +1,85 @@
+"""``m4bench setup`` and ``m4bench score --task`` through the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from conftest import SOURCE, Provisioned
+from typer.testing import CliRunner
+
+from m4bench.cli import app
+from m4bench.errors import M4BenchError
+from m4bench.provision.ground_truth import ground_truth_path
+from m4bench.tasks.reference import write_reference
+
+pytestmark = pytest.mark.xdist_group("provision-synthetic")
+
+runner = CliRunner()
+
+
+def test_setup_reports_and_verifies(provisioned: Provisioned) -> None:
+    home = str(provisioned.home.root)
+    args = ["setup", "--source", SOURCE, "--task", "mimic-meld-24h", "--quiet", "--home", home]
+    result = runner.invoke(app, [*args, "--verify"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "verified mimic-meld-24h" in result.output
+    assert "0 built, 1 up to date" in result.output
+
+
+def test_setup_rejects_bad_arguments(provisioned: Provisioned) -> None:
+    home = str(provisioned.home.root)
+    both = runner.invoke(
+        app, ["setup", "--source", SOURCE, "--task", "mimic-meld-24h", "--all", "--home", home]
+    )
+    assert isinstance(both.exception, M4BenchError)
+    schema = runner.invoke(app, ["setup", "--schema", "scrambled", "--home", home])
+    assert schema.exit_code == 2 and "--schema" in schema.output
+    unknown = runner.invoke(app, ["setup", "--source", "nowhere", "--home", home])
+    assert isinstance(unknown.exception, M4BenchError)
+    assert "no source named 'nowhere'" in unknown.exception.message
+
+
+def test_score_by_task_reads_the_provisioned_truth(
+    provisioned: Provisioned, tmp_path: Path
+) -> None:
+    truth = ground_truth_path(provisioned.home, SOURCE, "mimic-kdigo-48h")
+    output = tmp_path / "output.csv"
+    write_reference(pq.read_table(truth), output)
+    result = runner.invoke(
+        app,
+        [
+            "score",
+            "--task",
+            "mimic-kdigo-48h",
+            "--source",
+            SOURCE,
+            "--output",
+            str(output),
+            "--home",
+            str(provisioned.home.root),
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["reward"] == 1.0
+    lines = output.read_text().splitlines()
+    output.write_text("\n".join(lines[: len(lines) // 2]) + "\n")
+    half = runner.invoke(
+        app,
+        [
+            "score",
+            "--task",
+            "mimic-kdigo-48h",
+            "--source",
+            SOURCE,
+            "--output",
+            str(output),
+            "--home",
+            str(provisioned.home.root),
+            "--json",
+        ],
+    )
+    assert json.loads(half.output)["reward"] < 1.0
