@@ -117,7 +117,9 @@ def _temperature(rng: np.random.Generator, s: StayState, rows: ChartRows, q: Qui
     sev = s.severity_at(tl.stay, tl.hours)
     fever = s.infection[tl.stay] & (np.abs(tl.hours - s.infection_h[tl.stay]) < 36)
     celsius = np.clip(
-        36.8 + 1.6 * fever * sev + rng.normal(0, 0.45, len(tl)) - 0.6 * (sev > 0.8), 33.0, 41.5
+        36.8 + fever * (0.6 + 2.0 * sev) + rng.normal(0, 0.45, len(tl)) - 0.8 * (sev > 0.8),
+        33.0,
+        41.5,
     )
     in_c = rng.random(len(tl)) < 0.15
     swap = rng.random(len(tl)) < q.temperature_unit_swap
