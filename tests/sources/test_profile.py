@@ -313,6 +313,34 @@ def test_mimic_detectors_measure_hand_made_quirks(tmp_path: Path) -> None:
     assert fio2.label is None  # no d_items table in this source
 
 
+def test_foreign_types_are_reported_not_fatal(tmp_path: Path) -> None:
+    home = DataHome(tmp_path)
+    layout = SourceLayout(home.source_dir("odd"))
+    manifest = SourceManifest(
+        name="odd", dataset="mimic-iv", dataset_version="3.1", kind="attached-m4", public=False
+    )
+    con = duckdb.connect()
+    # deathtime holds text that is no timestamp; valuenum holds text too
+    con.execute("CREATE TABLE a AS SELECT TIMESTAMP '2150-01-01' AS dischtime, 'x' AS deathtime")
+    con.execute("CREATE TABLE c AS SELECT 220045 AS itemid, 'fast' AS valuenum, 1 AS stay_id")
+    for qualified, source_table in (
+        ("mimiciv_hosp.admissions", "a"),
+        ("mimiciv_icu.chartevents", "c"),
+    ):
+        schema_name, table = qualified.split(".")
+        path = layout.table_path(schema_name, table)
+        count = write_parquet(con, f"SELECT * FROM {source_table}", path)
+        record_table(layout, manifest, qualified, count)
+    write_catalog(layout, manifest)
+    profile = profile_source(load_source(home, "odd"))
+    death = profile.quirk("deathtime_typo")
+    assert death.rate is None and (death.skipped or "").startswith("query failed")
+    assert profile.quirk("temperature_unit_swap").skipped is not None
+    assert [t.rows for t in profile.tables] == [1, 1]
+    chart = next(g for g in profile.items if g.table == "mimiciv_icu.chartevents")
+    assert [(i.key, i.rows, i.numeric_rows, i.min) for i in chart.items] == [("220045", 1, 0, None)]
+
+
 def test_cli_prints_and_writes_json(
     eicu: Source, eicu_profile: SourceProfile, tmp_path: Path
 ) -> None:

@@ -43,6 +43,9 @@ def print_profile(console: Console, profile: SourceProfile, items: int) -> None:
         rows.add_row(count.table, f"{count.rows:,}")
     console.print(rows)
     for group in profile.items:
+        if group.skipped:
+            console.print(f"{group.table}: items skipped ({group.skipped})", highlight=False)
+            continue
         shown = sorted(group.items, key=lambda stat: -stat.rows)[:items]
         grid = Table(group.key, "label", "rows", "numeric", "min", "max")
         grid.title = f"{group.table}: {len(group.items)} items by {group.key} ({group.value})"

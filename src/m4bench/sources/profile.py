@@ -46,6 +46,7 @@ class ItemGroup(BaseModel):
     key: str = Field(description="what identifies an item (e.g. itemid, labname)")
     value: str = Field(description="the value column the range is taken over")
     items: list[ItemStat]
+    skipped: str | None = Field(default=None, description="why the items could not be listed")
 
 
 class QuirkStat(BaseModel):
@@ -119,18 +120,31 @@ def _items(con: duckdb.DuckDBPyConnection, step: ItemQuery, present: set[str]) -
     labels: dict[str, str] = {}
     if step.label_sql and _needs(step.label_sql, present):
         labels = {str(k): str(v) for k, v in con.execute(step.label_sql).fetchall()}
+    try:
+        rows = con.execute(step.sql).fetchall()
+    except duckdb.Error as exc:
+        failed = f"query failed: {str(exc).splitlines()[0]}"
+        return ItemGroup(table=step.table, key=step.key, value=step.value, items=[], skipped=failed)
     stats = [
         ItemStat(
             key=str(key),
             label=labels.get(str(key)),
-            rows=int(rows),
+            rows=int(count),
             numeric_rows=int(numeric),
-            min=None if low is None else float(low),
-            max=None if high is None else float(high),
+            min=_float(low),
+            max=_float(high),
         )
-        for key, rows, numeric, low, high in con.execute(step.sql).fetchall()
+        for key, count, numeric, low, high in rows
     ]
     return ItemGroup(table=step.table, key=step.key, value=step.value, items=stats)
+
+
+def _float(value: object) -> float | None:
+    """A number as float; anything else (NULL, text) as None."""
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
 
 
 def _needs(sql: str, present: set[str]) -> bool:
@@ -172,7 +186,12 @@ def _measure(
     if missing:
         stat.skipped = f"needs {', '.join(missing)}"
         return stat
-    row = con.execute(detector.sql).fetchone()
+    try:
+        row = con.execute(detector.sql).fetchone()
+    except duckdb.Error as exc:
+        # a column of unexpected type or content in foreign data: report, keep going
+        stat.skipped = f"query failed: {str(exc).splitlines()[0]}"
+        return stat
     numerator = int(row[0] or 0) if row else 0
     denominator = int(row[1] or 0) if row else 0
     stat.numerator, stat.denominator = numerator, denominator

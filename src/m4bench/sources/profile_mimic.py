@@ -347,11 +347,12 @@ DETECTORS: tuple[QuirkDetector, ...] = (
 
 
 def _by_itemid(table: str, value: str, labels: str) -> ItemQuery:
+    number = f"TRY_CAST({value} AS DOUBLE)"
     return ItemQuery(
         table,
         "itemid",
         value,
-        f"SELECT itemid, COUNT(*), COUNT({value}), MIN({value}), MAX({value}) FROM {table} "
+        f"SELECT itemid, COUNT(*), COUNT({number}), MIN({number}), MAX({number}) FROM {table} "
         "GROUP BY itemid ORDER BY itemid",
         label_sql=f"SELECT itemid, label FROM {labels}",
     )
