@@ -18,6 +18,7 @@ from m4bench.cli import data as data_cli
 from m4bench.cli import data_profile as data_profile_cli
 from m4bench.cli import data_synth as data_synth_cli
 from m4bench.cli import data_synth_eicu as data_synth_eicu_cli
+from m4bench.cli import run as run_cli
 from m4bench.cli import score as score_cli
 from m4bench.cli import setup as setup_cli
 from m4bench.cli import tasks as tasks_cli
@@ -39,6 +40,7 @@ app.add_typer(concepts_cli.app, name="concepts")
 app.add_typer(campaign_cli.app, name="campaign")
 app.command("analyze")(analyze_cli.analyze_command)
 app.command("score")(score_cli.score_command)
+app.command("run")(run_cli.run_command)
 app.command("setup")(setup_cli.setup_command)
 
 

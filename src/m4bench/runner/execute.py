@@ -28,6 +28,7 @@ from m4bench.runner.prepare import PreparedRun, prepare_run
 from m4bench.runner.record import ResultRecord, SandboxRecord, Timings, Versions, write_result
 from m4bench.runner.workdir import RunPaths, check_results_dir, next_attempt
 from m4bench.sandbox import Limits, SandboxResult, default_sandbox_name, get_sandbox
+from m4bench.tasks.catalog import Catalog
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class RunOptions:
     credentials: Mapping[str, str] | None = None
     limits: Limits | None = None
     keep_workdir: bool = False
+    catalog: Catalog | None = None  # loaded once by callers that run many tasks
 
 
 def versions() -> Versions:

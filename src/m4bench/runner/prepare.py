@@ -33,7 +33,7 @@ from m4bench.runner.workdir import (
 from m4bench.sandbox import Limits, Mount, NetworkMode, ProcessSandbox, SandboxSpec
 from m4bench.sandbox.spec import DEFAULT_WORKDIR_IN_SANDBOX
 from m4bench.sources.layout import load_source
-from m4bench.tasks.catalog import CATALOG_ROOT, Task, load_catalog
+from m4bench.tasks.catalog import CATALOG_ROOT, Catalog, Task, load_catalog
 
 if TYPE_CHECKING:
     from m4bench.runner.execute import RunOptions
@@ -70,13 +70,14 @@ def prepare_run(
     box: ProcessSandbox,
     opts: RunOptions,
 ) -> PreparedRun:
-    task, truth, mapping = _task_inputs(spec, home, source)
+    catalog = opts.catalog or load_catalog()
+    task, truth, mapping = _task_inputs(spec, home, source, catalog)
     dictionary = _dictionary(spec, home, source)
     text = assemble_instruction(task, spec.condition, spec.schema_name, dictionary)
     place_instruction(paths.workdir, text)
     mounts = place_database(home, source, spec.schema_name, task.name, paths.workdir, box.isolated)
-    catalog = task_catalog_paths(home, source, spec.schema_name, task.name)
-    present = set(load_catalog_manifest(catalog).relations)
+    catalog_paths = task_catalog_paths(home, source, spec.schema_name, task.name)
+    present = set(load_catalog_manifest(catalog_paths).relations)
     inputs = AgentInputs(task, present, spec.schema_name, mapping, opts.replay_file, opts.mutants)
     adapter = resolve_adapter(spec.agent, inputs)
     timeout = float(opts.timeout or task.card.evaluation.timeout_seconds)
@@ -85,7 +86,7 @@ def prepare_run(
     ctx = _context(spec, agent_workdir, opts, timeout, credentials, box.isolated)
     if not box.isolated:
         (paths.workdir / AGENT_HOME).mkdir()
-    skills = condition_skills(task, spec.condition, load_catalog())
+    skills = condition_skills(task, spec.condition, catalog)
     place_skills(adapter, ctx, paths.workdir, skills)
     runtime = [Mount(host=h, sandbox=s) for h, s in adapter.runtime_mounts()]
     protected = [truth.parent, CATALOG_ROOT, home.root, paths.run_dir.parent, paths.logs]
@@ -146,9 +147,9 @@ def default_limits(timeout: float) -> Limits:
 
 
 def _task_inputs(
-    spec: RunSpec, home: DataHome, source: str
+    spec: RunSpec, home: DataHome, source: str, catalog: Catalog
 ) -> tuple[Task, Path, SchemaMapping | None]:
-    task = load_catalog().task(spec.task)
+    task = catalog.task(spec.task)
     dataset = load_source(home, source).manifest.dataset
     if task.card.dataset != dataset:
         raise M4BenchError(

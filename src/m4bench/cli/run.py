@@ -1,0 +1,125 @@
+"""``m4bench run``: one agent run in a sandbox, recorded in a result.json."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from m4bench.cli.common import HomeOption, resolve_home
+from m4bench.errors import M4BenchError
+from m4bench.runner import CONDITIONS, SCHEMAS, ResultRecord, RunOptions, RunSpec, execute_run
+from m4bench.sandbox import SANDBOX_NAMES, default_sandbox_name
+from m4bench.tasks.catalog import load_catalog
+
+DEFAULT_SOURCES = {"mimic-iv": "synthetic-mimic-iv", "eicu": "synthetic-eicu"}
+
+
+def _choice(value: str, allowed: tuple[str, ...], option: str) -> str:
+    if value not in allowed:
+        raise typer.BadParameter(f"choose one of: {', '.join(allowed)}", param_hint=option)
+    return value
+
+
+def run_command(
+    task: Annotated[str, typer.Option("--task", help="Task name (see `m4bench tasks list`).")],
+    agent: Annotated[
+        str,
+        typer.Option(
+            "--agent",
+            help="oracle, replay, react, claude-code, codex, gemini-cli, mini-swe-agent.",
+        ),
+    ],
+    condition: Annotated[str, typer.Option("--condition", help="Skill condition.")] = "no-skill",
+    model: Annotated[str, typer.Option("--model", help="Model name for the agent.")] = "default",
+    schema: Annotated[str, typer.Option("--schema", help="native, obfuscated, restructured.")] = (
+        "native"
+    ),
+    trial: Annotated[int, typer.Option("--trial", min=1, help="Trial number.")] = 1,
+    reasoning: Annotated[str, typer.Option("--reasoning", help="Reasoning setting.")] = "auto",
+    sandbox: Annotated[
+        str | None, typer.Option("--sandbox", help="bwrap (Linux default), docker or none.")
+    ] = None,
+    results: Annotated[
+        Path | None, typer.Option("--results", help="Results directory (default: <home>/results).")
+    ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout", min=1, help="Seconds before the agent is stopped (default: the card)."
+        ),
+    ] = None,
+    source: Annotated[
+        str | None, typer.Option("--source", help="Source (default: the dataset's synthetic one).")
+    ] = None,
+    endpoint: Annotated[
+        str | None, typer.Option("--endpoint", help="OpenAI-compatible base URL (react).")
+    ] = None,
+    replay: Annotated[
+        Path | None, typer.Option("--replay", help="File for --agent replay (.sql, .py, .sh).")
+    ] = None,
+    keep_workdir: Annotated[
+        bool, typer.Option("--keep-workdir", help="Keep the agent's working directory.")
+    ] = False,
+    home: HomeOption = None,
+) -> None:
+    """Run one agent on one task under one condition; print and record the outcome."""
+    _choice(condition, CONDITIONS, "--condition")
+    _choice(schema, SCHEMAS, "--schema")
+    backend = _choice(sandbox or default_sandbox_name(), SANDBOX_NAMES, "--sandbox")
+    data_home = resolve_home(home)
+    catalog = load_catalog()
+    found = catalog.task(task)
+    spec = RunSpec.model_validate(
+        {
+            "task": task,
+            "condition": condition,
+            "schema": schema,
+            "agent": agent,
+            "model": model,
+            "reasoning": reasoning,
+            "trial": trial,
+        }
+    )
+    options = RunOptions(
+        sandbox=backend,
+        timeout=timeout,
+        endpoint=endpoint,
+        replay_file=replay.resolve() if replay else None,
+        keep_workdir=keep_workdir,
+        catalog=catalog,
+    )
+    record = execute_run(
+        spec,
+        home=data_home,
+        source=source or DEFAULT_SOURCES[found.card.dataset],
+        results_dir=results or data_home.results,
+        options=options,
+    )
+    show_record(record, (results or data_home.results) / record.run_id, Console())
+    if record.status == "harness_error":
+        raise M4BenchError(f"run {record.run_id}: {record.error}", hint="see the result record")
+
+
+def show_record(record: ResultRecord, run_dir: Path, console: Console) -> None:
+    colour = "green" if record.status == "ok" else "yellow"
+    console.print(f"run {escape(record.run_id)} (attempt {record.attempt})")
+    console.print(
+        f"status [{colour}]{record.status}[/] {escape(record.status_detail)}", highlight=False
+    )
+    console.print(
+        f"reward {record.reward:.4f}   publishable {record.publishable} "
+        f"({escape(record.publishable_reason)})",
+        highlight=False,
+    )
+    usage = record.usage
+    console.print(
+        f"tokens in {usage.input_uncached} + cached {usage.input_cache_read}, "
+        f"out {usage.output}; agent {record.timings.agent:.1f} s, "
+        f"harness {record.timings.harness:.2f} s",
+        highlight=False,
+    )
+    console.print(f"record {escape(str(run_dir / 'result.json'))}", highlight=False)
