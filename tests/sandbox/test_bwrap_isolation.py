@@ -138,3 +138,16 @@ def test_harness_processes_are_not_visible(tmp_path: Path) -> None:
     assert result.returncode == 0
     assert int(out.strip()) < 10
     assert str(os.getpid()) not in out.split()
+
+
+def test_setup_failure_is_told_apart_from_the_commands_exit(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    broken = make_spec(tmp_path, mounts=(Mount(host=data, sandbox=Path("/usr/m4bench-x")),))
+    result, _ = run(broken, "exit 1")
+    assert not result.sandbox_started
+    assert result.sandbox_error is not None and "bwrap" in result.sandbox_error
+    (tmp_path / "second").mkdir()
+    ok = make_spec(tmp_path / "second")
+    result, _ = run(ok, "exit 1")
+    assert (result.returncode, result.sandbox_started, result.sandbox_error) == (1, True, None)

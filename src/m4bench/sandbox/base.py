@@ -15,6 +15,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Protocol
 
@@ -49,6 +50,7 @@ class SandboxProcess:
         isolated: bool,
         proxy: EgressProxy | None,
         handles: tuple[IO[bytes], IO[bytes]],
+        started_check: Callable[[int | None], bool],
     ) -> None:
         self._popen = popen
         self._spec = spec
@@ -56,6 +58,7 @@ class SandboxProcess:
         self._isolated = isolated
         self._proxy = proxy
         self._handles = handles
+        self._started_check = started_check
         self._started = time.monotonic()
         self._killed = False
 
@@ -87,6 +90,7 @@ class SandboxProcess:
         elapsed = time.monotonic() - self._started
         self._signal_group(signal.SIGKILL)
         self._close()
+        started = self._started_check(self._popen.returncode)
         return SandboxResult(
             backend=self._backend,
             isolated=self._isolated,
@@ -96,6 +100,8 @@ class SandboxProcess:
             elapsed_seconds=round(elapsed, 3),
             stdout_path=self._spec.stdout_path,
             stderr_path=self._spec.stderr_path,
+            sandbox_started=started,
+            sandbox_error=None if started else _tail(self._spec.stderr_path),
             publishable=self._isolated,
             publishable_reason=(
                 f"isolated by the {self._backend} sandbox"
@@ -117,6 +123,11 @@ class SandboxProcess:
             self._proxy = None
 
 
+def _tail(path: Path, limit: int = 2000) -> str:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return text[-limit:].strip() or "(no message)"
+
+
 class ProcessSandbox:
     """Shared start/run logic; subclasses build the host command line."""
 
@@ -124,9 +135,21 @@ class ProcessSandbox:
     isolated = True
 
     def build_argv(
-        self, command: list[str], spec: SandboxSpec, egress_socket: Path | None
+        self,
+        command: list[str],
+        spec: SandboxSpec,
+        egress_socket: Path | None,
+        status_fd: int | None = None,
     ) -> list[str]:
+        """The host command line; ``status_fd`` is an open fd the launcher may report on."""
         raise NotImplementedError
+
+    def wants_status_fd(self) -> bool:
+        return False
+
+    def started(self, spec: SandboxSpec, returncode: int | None) -> bool:
+        """Whether the command itself ran (``False``: the sandbox failed to set up)."""
+        return True
 
     def host_environment(self, spec: SandboxSpec) -> dict[str, str]:
         """Environment of the host-side launcher (the sandbox itself gets ``spec.env``)."""
@@ -157,13 +180,19 @@ class ProcessSandbox:
                 )
         spec.log_dir.mkdir(parents=True, exist_ok=True)
         proxy = self._start_proxy(spec)
+        status = spec.status_path.open("wb") if self.wants_status_fd() else None
         try:
-            argv = self.build_argv(command, spec, proxy.socket_path if proxy else None)
-            return self._spawn(argv, spec, proxy)
+            socket_path = proxy.socket_path if proxy else None
+            status_fd = status.fileno() if status else None
+            argv = self.build_argv(command, spec, socket_path, status_fd)
+            return self._spawn(argv, spec, proxy, status_fd)
         except BaseException:
             if proxy is not None:
                 proxy.stop()
             raise
+        finally:
+            if status is not None:
+                status.close()
 
     def run(self, command: list[str], spec: SandboxSpec, timeout: float) -> SandboxResult:
         return self.start(command, spec).wait(timeout)
@@ -179,7 +208,7 @@ class ProcessSandbox:
         return proxy
 
     def _spawn(
-        self, argv: list[str], spec: SandboxSpec, proxy: EgressProxy | None
+        self, argv: list[str], spec: SandboxSpec, proxy: EgressProxy | None, status_fd: int | None
     ) -> SandboxProcess:
         stdout = spec.stdout_path.open("wb")
         stderr = spec.stderr_path.open("wb")
@@ -192,6 +221,7 @@ class ProcessSandbox:
                 cwd=self.host_cwd(spec),
                 env=self.host_environment(spec),
                 start_new_session=True,
+                pass_fds=(status_fd,) if status_fd is not None else (),
             )
         except OSError as exc:
             stdout.close()
@@ -200,4 +230,12 @@ class ProcessSandbox:
                 f"sandbox {self.name}: cannot start {argv[0]}: {exc}",
                 hint=f"check that {argv[0]} is installed and executable",
             ) from exc
-        return SandboxProcess(popen, spec, self.name, self.isolated, proxy, (stdout, stderr))
+        return SandboxProcess(
+            popen,
+            spec,
+            self.name,
+            self.isolated,
+            proxy,
+            (stdout, stderr),
+            lambda code: self.started(spec, code),
+        )

@@ -147,13 +147,34 @@ class BwrapSandbox(ProcessSandbox):
         if check:
             check_bwrap_available()
 
+    def wants_status_fd(self) -> bool:
+        return True
+
+    def started(self, spec: SandboxSpec, returncode: int | None) -> bool:
+        """bwrap reports ``exit-code`` only for a command that ran.
+
+        A bwrap killed by the harness (timeout) reports nothing more than ``child-pid``;
+        setup takes milliseconds, so such a run counts as started.
+        """
+        try:
+            status = spec.status_path.read_text(encoding="utf-8")
+        except OSError:
+            return False
+        if '"exit-code"' in status:
+            return True
+        return returncode is not None and returncode < 0 and '"child-pid"' in status
+
     def start(self, command: list[str], spec: SandboxSpec) -> SandboxProcess:
         if os.geteuid() == 0 and spec.workdir.is_dir():
             _chown_tree(spec.workdir, sandbox_uid(spec))
         return super().start(command, spec)
 
     def build_argv(
-        self, command: list[str], spec: SandboxSpec, egress_socket: Path | None
+        self,
+        command: list[str],
+        spec: SandboxSpec,
+        egress_socket: Path | None,
+        status_fd: int | None = None,
     ) -> list[str]:
         as_root = os.geteuid() == 0
         uid = sandbox_uid(spec) if as_root else os.getuid()
@@ -166,6 +187,8 @@ class BwrapSandbox(ProcessSandbox):
         else:
             argv += ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
         argv += ["--die-with-parent", "--new-session", "--clearenv"]
+        if status_fd is not None:
+            argv += ["--json-status-fd", str(status_fd)]
         argv += _base_filesystem()
         argv += ["--proc", "/proc", "--dev", "/dev"]
         argv += ["--perms", "1777", "--size", str(spec.limits.tmp_size_bytes), "--tmpfs", "/tmp"]

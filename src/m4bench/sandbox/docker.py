@@ -25,6 +25,7 @@ from m4bench.sandbox.spec import (
 )
 
 DEFAULT_IMAGE = "m4bench-agent:latest"
+DOCKER_RUN_FAILED = 125
 
 
 def _ulimits(spec: SandboxSpec) -> list[str]:
@@ -62,6 +63,10 @@ class DockerSandbox(ProcessSandbox):
                 "'docker build -t m4bench-agent docker/', or choose --sandbox bwrap",
             )
 
+    def started(self, spec: SandboxSpec, returncode: int | None) -> bool:
+        """``docker run`` exits 125 when the container could not be created."""
+        return returncode != DOCKER_RUN_FAILED
+
     def _environment(self, spec: SandboxSpec) -> dict[str, str]:
         env = dict(spec.env)
         if spec.network is NetworkMode.PROXY:
@@ -76,7 +81,11 @@ class DockerSandbox(ProcessSandbox):
         return {**base, **self._environment(spec)}
 
     def build_argv(
-        self, command: list[str], spec: SandboxSpec, egress_socket: Path | None
+        self,
+        command: list[str],
+        spec: SandboxSpec,
+        egress_socket: Path | None,
+        status_fd: int | None = None,
     ) -> list[str]:
         argv = [self.docker_bin, "run", "--rm", "--init", "--network", "none"]
         argv += ["--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--read-only"]

@@ -29,7 +29,11 @@ class NoSandbox(ProcessSandbox):
         return env
 
     def build_argv(
-        self, command: list[str], spec: SandboxSpec, egress_socket: Path | None
+        self,
+        command: list[str],
+        spec: SandboxSpec,
+        egress_socket: Path | None,
+        status_fd: int | None = None,
     ) -> list[str]:
         if spec.network is NetworkMode.PROXY and egress_socket is not None:
             bridge = [sys.executable, "-I", str(BRIDGE_SCRIPT), "--socket", str(egress_socket)]

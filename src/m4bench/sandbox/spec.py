@@ -106,6 +106,11 @@ class SandboxSpec(BaseModel):
         return self.log_dir / "stderr.log"
 
     @property
+    def status_path(self) -> Path:
+        """Where the launcher reports that the command started (bwrap's JSON status)."""
+        return self.log_dir / "sandbox-status.jsonl"
+
+    @property
     def egress_log_path(self) -> Path:
         return self.log_dir / "egress.jsonl"
 
@@ -130,5 +135,7 @@ class SandboxResult(BaseModel):
     elapsed_seconds: float
     stdout_path: Path
     stderr_path: Path
+    sandbox_started: bool = True
+    sandbox_error: str | None = None
     publishable: bool
     publishable_reason: str
