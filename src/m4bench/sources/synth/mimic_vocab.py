@@ -410,15 +410,6 @@ def icd_codes() -> dict[str, Any]:
     return _load("mimic_icd.json")
 
 
-def item_unit(itemid: int) -> str | None:
-    """The unit of a chart/output item as d_items states it."""
-    for row in d_items()["rows"]:
-        if row[0] == itemid:
-            unit: str | None = row[5]
-            return unit
-    raise KeyError(itemid)
-
-
 def lab_unit(itemid: int) -> str | None:
     for row in d_labitems()["rows"]:
         if row[0] == itemid:
