@@ -53,6 +53,8 @@ class ReactAdapter(CliAdapter):
 
     def environment(self, ctx: AgentContext) -> dict[str, str]:
         env = self.base_environment(ctx)
+        # ``python3`` in run_shell is the agent's own interpreter, with DuckDB.
+        env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
         env["PYTHONPATH"] = str(PACKAGE_ROOT)
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         return env
