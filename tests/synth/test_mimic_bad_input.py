@@ -100,3 +100,16 @@ def test_cli_reports_errors_without_traceback(tmp_path: Path) -> None:
     assert bad_seed.exit_code == 2
     bad_scale = runner.invoke(app, [*base, "--scale", "0", "--force"])
     assert isinstance(bad_scale.exception, M4BenchError)
+
+
+def test_sizes_follow_the_real_ratios(mimic_source: object) -> None:
+    sizes = synth_core.resolve_sizes(94_458, 364_627, 1_000, stays=None, patients=None, scale=0.1)
+    assert sizes.stays == 9_446
+    by_patients = synth_core.resolve_sizes(
+        94_458, 364_627, 1_000, stays=None, patients=3_860, scale=None
+    )
+    assert by_patients.stays == round(3_860 * 94_458 / 364_627)
+    default = synth_core.resolve_sizes(
+        94_458, 364_627, 1_000, stays=None, patients=None, scale=None
+    )
+    assert default.stays == 1_000

@@ -248,3 +248,19 @@ def test_clinical_coherence(con: duckdb.DuckDBPyConnection) -> None:
     map_pressor, map_other, died_pressor, died_other = (float(x) for x in row)
     assert map_pressor < map_other
     assert died_pressor > died_other
+
+
+def test_cohort_has_the_real_cardinality_ratios(con: duckdb.DuckDBPyConnection) -> None:
+    patients = int(one(con, "SELECT COUNT(*) FROM mimiciv_hosp.patients"))  # type: ignore[call-overload]
+    admissions = int(one(con, "SELECT COUNT(*) FROM mimiciv_hosp.admissions"))  # type: ignore[call-overload]
+    assert abs(patients - 200 * 364_627 / 94_458) <= 2
+    assert 200 * 546_028 / 94_458 - 2 <= admissions <= 200 * 546_028 / 94_458 + 20  # + donors
+    no_icu = float(
+        one(
+            con,
+            """SELECT AVG(CASE WHEN i.hadm_id IS NULL THEN 1 ELSE 0 END)
+        FROM mimiciv_hosp.admissions a
+        LEFT JOIN (SELECT DISTINCT hadm_id FROM mimiciv_icu.icustays) i USING (hadm_id)""",
+        )
+    )  # type: ignore[arg-type]
+    assert 0.78 < no_icu < 0.88

@@ -70,4 +70,5 @@ def mimic_iv(
     )
 
 
-# The eICU command (``eicu``) is added to this same ``app`` by the eICU generator's CLI module.
+# The eICU command (``eicu``, module ``data_synth_eicu``) is registered on this same ``app`` in
+# ``m4bench.cli``; it reuses the option types above.
