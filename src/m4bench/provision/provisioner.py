@@ -92,7 +92,8 @@ def schema_view(
         return native, lambda name: name
     ensure_perturbed(home, source, native, schema, seed, progress)
     mapping = load_mapping(home, source.name)
-    return perturbed_view(home, source.name, schema), mapping.table
+    # a card may name a table this source never built: it has no opaque name, and is absent
+    return perturbed_view(home, source.name, schema), lambda name: mapping.tables.get(name, name)
 
 
 def ensure_perturbed(
