@@ -38,6 +38,7 @@ class AgentInputs:
     mapping: SchemaMapping | None = None
     replay_file: Path | None = None
     mutants: MutantSource | None = None
+    endpoint: str | None = None
 
 
 def resolve_adapter(name: str, inputs: AgentInputs) -> AgentAdapter:
@@ -52,7 +53,7 @@ def resolve_adapter(name: str, inputs: AgentInputs) -> AgentAdapter:
                 "agent replay: no file to replay", hint="pass --replay FILE (.sql, .py or .sh)"
             )
         replay_file = inputs.replay_file
-        extra["replay"] = lambda: replay_adapter(replay_file)
+        extra["replay"] = lambda: replay_adapter(replay_file, inputs.endpoint)
     elif name.startswith(MUTANT_PREFIX):
         extra[name] = lambda: _mutant(name, inputs)
     return get_adapter(name, extra)

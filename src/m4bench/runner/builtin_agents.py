@@ -27,7 +27,14 @@ import sqlglot
 from sqlglot import exp
 
 from m4bench.agents.atif import AgentInfo, Step, ToolCall, Trajectory
-from m4bench.agents.base import AgentContext, CliAdapter, TraceSummary, final_metrics, read_jsonl
+from m4bench.agents.base import (
+    AgentContext,
+    CliAdapter,
+    TraceSummary,
+    endpoint_of,
+    final_metrics,
+    read_jsonl,
+)
 from m4bench.errors import M4BenchError
 from m4bench.runner.oracle_plan import OUTPUT_FILE
 
@@ -53,12 +60,19 @@ class BuiltinAdapter(CliAdapter):
     credential_env: tuple[str, ...] = ()
     skills_subdir = ".agent/skills"
 
-    def __init__(self, name: str, statements: list[str] | None = None, script: Path | None = None):
+    def __init__(
+        self,
+        name: str,
+        statements: list[str] | None = None,
+        script: Path | None = None,
+        endpoints: tuple[str, ...] = (),
+    ):
         if (statements is None) == (script is None):
             raise M4BenchError(f"agent {name}: give either SQL statements or a script")
         self.name = name
         self._statements = statements
         self._script = script
+        self._endpoints = endpoints
 
     def prepare(self, ctx: AgentContext, host_workdir: Path) -> None:
         super().prepare(ctx, host_workdir)
@@ -85,7 +99,7 @@ class BuiltinAdapter(CliAdapter):
         return env
 
     def default_endpoints(self, ctx: AgentContext) -> tuple[str, ...]:
-        return ()
+        return self._endpoints
 
     def runtime_mounts(self) -> list[tuple[Path, Path]]:
         return python_runtime_mounts()
@@ -124,12 +138,14 @@ class BuiltinAdapter(CliAdapter):
         )
 
 
-def replay_adapter(path: Path) -> BuiltinAdapter:
-    """The ``replay`` agent for a user's ``.sql``, ``.py`` or ``.sh`` file."""
+def replay_adapter(path: Path, endpoint: str | None = None) -> BuiltinAdapter:
+    """The ``replay`` agent for a user's ``.sql``, ``.py`` or ``.sh`` file. A script may
+    reach ``endpoint`` (its ``host:port`` is allowlisted), e.g. a baseline calling a model."""
     if not path.is_file():
         raise M4BenchError(f"{path}: replay file not found", hint="pass an existing file")
     if path.suffix in SCRIPT_RUNNERS:
-        return BuiltinAdapter("replay", script=path)
+        endpoints = (endpoint_of(endpoint),) if endpoint else ()
+        return BuiltinAdapter("replay", script=path, endpoints=endpoints)
     if path.suffix != ".sql":
         raise M4BenchError(
             f"{path}: replay needs a .sql, .py or .sh file, got {path.suffix or 'no suffix'}",

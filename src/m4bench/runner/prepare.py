@@ -78,7 +78,9 @@ def prepare_run(
     mounts = place_database(home, source, spec.schema_name, task.name, paths.workdir, box.isolated)
     catalog_paths = task_catalog_paths(home, source, spec.schema_name, task.name)
     present = set(load_catalog_manifest(catalog_paths).relations)
-    inputs = AgentInputs(task, present, spec.schema_name, mapping, opts.replay_file, opts.mutants)
+    inputs = AgentInputs(
+        task, present, spec.schema_name, mapping, opts.replay_file, opts.mutants, opts.endpoint
+    )
     adapter = resolve_adapter(spec.agent, inputs)
     timeout = float(opts.timeout or task.card.evaluation.timeout_seconds)
     credentials = _credentials(adapter, opts.credentials)

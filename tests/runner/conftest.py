@@ -1,0 +1,65 @@
+"""A small synthetic MIMIC-IV source, provisioned natively once per session, for runs.
+
+Runs share one data home; each test gets its own results directory. The catalog is
+loaded once and passed to every run, as a campaign would.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from m4bench.concepts.build import build_concepts
+from m4bench.home import DataHome
+from m4bench.provision.provisioner import setup
+from m4bench.runner import ResultRecord, RunOptions, RunSpec, execute_run
+from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
+from m4bench.tasks.catalog import Catalog, load_catalog
+
+SOURCE = "run-mimic"
+
+
+def bwrap_works() -> bool:
+    if shutil.which("bwrap") is None or shutil.which("prlimit") is None:
+        return False
+    probe = ["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "true"]
+    return subprocess.run(probe, capture_output=True, check=False).returncode == 0
+
+
+needs_bwrap = [
+    pytest.mark.bwrap,
+    pytest.mark.skipif(not bwrap_works(), reason="bubblewrap cannot run here"),
+]
+
+
+@dataclass(frozen=True)
+class Bench:
+    home: DataHome
+    catalog: Catalog
+
+    def run(
+        self, results: Path, task: str, agent: str, sandbox: str = "bwrap", **fields: object
+    ) -> ResultRecord:
+        spec_fields = {k: v for k, v in fields.items() if k in RunSpec.model_fields or k == "schema"}
+        option_fields = {k: v for k, v in fields.items() if k not in spec_fields}
+        spec = RunSpec.model_validate({"task": task, "agent": agent, **spec_fields})
+        options = RunOptions(sandbox=sandbox, catalog=self.catalog, **option_fields)  # type: ignore[arg-type]
+        return execute_run(spec, home=self.home, source=SOURCE, results_dir=results, options=options)
+
+
+@pytest.fixture(scope="session")
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+@pytest.fixture(scope="session")
+def bench(tmp_path_factory: pytest.TempPathFactory, catalog: Catalog) -> Bench:
+    home = DataHome(tmp_path_factory.mktemp("runner-home"))
+    source = synthesize_mimic_iv(home, SOURCE, stays=60, seed=5, progress=False)
+    build_concepts(source, jobs=2, progress=False)
+    setup(home, SOURCE, None, "native", progress=False)
+    return Bench(home, catalog)

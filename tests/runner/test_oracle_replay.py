@@ -1,0 +1,82 @@
+"""The oracle scores 1.0 inside bwrap; a replay is scored exactly as the scorer says."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import Bench, needs_bwrap
+
+from m4bench.provision.ground_truth import ground_truth_path
+from m4bench.runner import is_complete, load_result
+from m4bench.scoring import score_output
+
+pytestmark = needs_bwrap
+
+# One task per kind of plan: a standard task missing one table, raw tasks rebuilding a
+# chain of concepts, an episode task with ordinal keys.
+REPRESENTATIVE = ["mimic-kdigo-48h", "mimic-sofa-24h-raw", "mimic-ventilation"]
+
+
+@pytest.mark.parametrize("task", REPRESENTATIVE)
+def test_oracle_scores_one_inside_bwrap(bench: Bench, tmp_path: Path, task: str) -> None:
+    record = bench.run(tmp_path, task, "oracle", condition="with-skill")
+    assert record.status == "ok", record.status_detail + str(record.error)
+    assert record.reward == 1.0
+    assert record.publishable, record.publishable_reason
+    assert record.sandbox.canary is not None and record.sandbox.canary.passed
+    assert record.sandbox.lint is not None and record.sandbox.lint.passed
+    run_dir = tmp_path / record.run_id
+    assert is_complete(run_dir)
+    assert load_result(run_dir) == record
+    kept = record.artifacts
+    assert {"instruction.md", "output.csv", "trace.jsonl", "trajectory.json"} <= set(kept)
+    assert not (run_dir / "attempt-1" / "workdir").exists()
+    assert record.skills and all(s.origin.startswith(task) for s in record.skills)
+
+
+@pytest.mark.slow
+def test_oracle_scores_one_on_every_mimic_task(bench: Bench, tmp_path: Path) -> None:
+    tasks = [t.name for t in bench.catalog.tasks if t.card.dataset == "mimic-iv"]
+    failures = {}
+    for task in tasks:
+        record = bench.run(tmp_path, task, "oracle")
+        if record.status != "ok" or record.reward != 1.0:
+            failures[task] = (record.status, record.reward, record.status_detail, record.error)
+    assert not failures
+
+
+def test_replay_of_wrong_sql_scores_what_the_scorer_says(bench: Bench, tmp_path: Path) -> None:
+    task = bench.catalog.task("mimic-meld-24h")
+    truth = ground_truth_path(bench.home, "run-mimic", task)
+    # Right keys, the MELD of every even stay off by 5 (tolerance 1): a known-wrong answer.
+    sql = tmp_path / "wrong.sql"
+    sql.write_text(
+        f"SELECT * REPLACE (CASE WHEN stay_id % 2 = 0 THEN meld + 5 ELSE meld END AS meld) FROM read_parquet('{truth}')\n", encoding="utf-8"
+    )
+    # The truth file is not visible inside the sandbox, so replay it unsandboxed.
+    record = bench.run(tmp_path / "results", task.name, "replay", sandbox="none", replay_file=sql)
+    assert record.status == "ok"
+    assert not record.publishable and "none" in record.publishable_reason
+    kept = tmp_path / "results" / record.run_id / record.artifacts["output.csv"].path
+    expected = score_output(task.card.evaluation, truth, kept)
+    assert record.score is not None
+    assert record.score.reward == expected.reward
+    assert 0.0 < record.reward < 1.0
+    meld = {c.column: c for c in record.score.columns}["meld"]
+    assert 0.0 < meld.match_rate < 1.0
+    assert meld.mismatched > 0
+
+
+def test_replay_inside_bwrap_cannot_read_the_truth(bench: Bench, tmp_path: Path) -> None:
+    task = bench.catalog.task("mimic-meld-24h")
+    truth = ground_truth_path(bench.home, "run-mimic", task)
+    sql = tmp_path / "steal.sql"
+    sql.write_text(f"SELECT * FROM read_parquet('{truth}')\n", encoding="utf-8")
+    record = bench.run(tmp_path / "results", task.name, "replay", replay_file=sql)
+    assert record.status == "nonzero_exit"
+    assert record.score is None and record.reward == 0.0
+    trace = tmp_path / "results" / record.run_id / record.artifacts["trace.jsonl"].path
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert events[-1]["ok"] is False
