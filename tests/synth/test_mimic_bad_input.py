@@ -102,7 +102,7 @@ def test_cli_reports_errors_without_traceback(tmp_path: Path) -> None:
     assert isinstance(bad_scale.exception, M4BenchError)
 
 
-def test_sizes_follow_the_real_ratios(mimic_source: object) -> None:
+def test_sizes_follow_the_real_ratios() -> None:
     sizes = synth_core.resolve_sizes(94_458, 364_627, 1_000, stays=None, patients=None, scale=0.1)
     assert sizes.stays == 9_446
     by_patients = synth_core.resolve_sizes(
