@@ -86,11 +86,22 @@ def load_agent(
         key_count=len(spec.key_columns), values={name: j for j, name in enumerate(present)}
     )
     con.execute(_create_agent_sql(path, header, spec, truth, options, layout))
-    rows, bad = _fetch_ints(
-        con, f"SELECT count(*), count(*) FILTER (WHERE NOT key_ok) FROM {AGENT_TABLE}"
+    group = ", ".join(layout.keys + layout.bad_keys)
+    con.execute(
+        f"CREATE TABLE {_REPEATS} AS SELECT {group}, count(*) AS copies, "
+        f"min(rowid) AS keep, bool_and(key_ok) AS ok FROM {AGENT_TABLE} "
+        f"GROUP BY {group} HAVING count(*) > 1"
     )
-    repeated = _create_first_rows(con, layout)
-    rejected, notes = _rejects(con)
+    rows, bad, repeated, repeated_ok, rejected, errors = _fetch_ints(
+        con,
+        f"SELECT (SELECT count(*) FROM {AGENT_TABLE}), "
+        f"(SELECT count(*) FILTER (WHERE NOT key_ok) FROM {AGENT_TABLE}), "
+        f"(SELECT coalesce(sum(copies - 1), 0) FROM {_REPEATS}), "
+        f"(SELECT coalesce(sum(copies - 1) FILTER (WHERE ok), 0) FROM {_REPEATS}), "
+        "(SELECT count(DISTINCT line) FROM reject_errors), (SELECT count(*) FROM reject_errors)",
+    )
+    _create_first_rows(con, layout, deduplicate=repeated_ok > 0)
+    notes = _reject_notes(con, errors) if rejected else []
     return layout, AgentRows(rows, rows - repeated, bad, rejected, notes)
 
 
@@ -130,6 +141,14 @@ def _create_agent_sql(
             if j // FLAG_BITS == word
         ]
         final.append(f"CAST({' + '.join(bits)} AS BIGINT) AS w{word}")
+    # Every CSV column is read (and its non-null cells counted): DuckDB 1.4.1 fails
+    # internally when rejected lines are stored while some columns are skipped.
+    width = " + ".join(
+        f"CAST(c{index} IS NOT NULL AS INTEGER)" for index in range(len(header.names))
+    )
+    cells.append(f"{width} AS cells")
+    final.append("cells")
+    typed.append("cells")
     return (
         f"CREATE TABLE {AGENT_TABLE} AS SELECT {', '.join(final)} FROM ("
         f"SELECT *, {' AND '.join(ok_parts)} AS key_ok FROM ("
@@ -149,27 +168,18 @@ def _read_csv(path: Path, header: OutputHeader, options: ScoreOptions) -> str:
     )
 
 
-def _create_first_rows(con: duckdb.DuckDBPyConnection, layout: AgentLayout) -> int:
-    """Define ``agent_first``; return how many rows repeat an earlier row's key."""
-    group = ", ".join(layout.keys + layout.bad_keys)
-    con.execute(
-        f"CREATE TABLE {_REPEATS} AS SELECT {group}, count(*) AS copies, "
-        f"min(rowid) AS keep, bool_and(key_ok) AS ok FROM {AGENT_TABLE} "
-        f"GROUP BY {group} HAVING count(*) > 1"
-    )
-    repeated, repeated_ok = _fetch_ints(
-        con,
-        f"SELECT coalesce(sum(copies - 1), 0), coalesce(sum(copies - 1) FILTER (WHERE ok), 0) "
-        f"FROM {_REPEATS}",
-    )
+def _create_first_rows(
+    con: duckdb.DuckDBPyConnection, layout: AgentLayout, *, deduplicate: bool
+) -> None:
+    """Define ``agent_first``: castable-key rows, later repeats of a key left out."""
     slim = ", ".join(
         ["a.rowid AS rn", *[f"a.{name}" for name in layout.keys + layout.flag_words]]
         + [f"a.v{j}" for j in layout.values.values()]
     )
     rows = f"SELECT {slim} FROM {AGENT_TABLE} a"
-    if repeated_ok == 0:
+    if not deduplicate:
         con.execute(f"CREATE VIEW {FIRST_TABLE} AS {rows} WHERE a.key_ok")
-        return repeated
+        return
     same_key = " AND ".join(f"a.{key} IS NOT DISTINCT FROM r.{key}" for key in layout.keys)
     con.execute(
         f"CREATE TABLE {_DROPPED} AS SELECT a.rowid AS rn FROM {AGENT_TABLE} a "
@@ -179,13 +189,9 @@ def _create_first_rows(con: duckdb.DuckDBPyConnection, layout: AgentLayout) -> i
         f"CREATE VIEW {FIRST_TABLE} AS {rows} "
         f"ANTI JOIN {_DROPPED} d ON a.rowid = d.rn WHERE a.key_ok"
     )
-    return repeated
 
 
-def _rejects(con: duckdb.DuckDBPyConnection) -> tuple[int, list[str]]:
-    lines, errors = _fetch_ints(con, "SELECT count(DISTINCT line), count(*) FROM reject_errors")
-    if lines == 0:
-        return 0, []
+def _reject_notes(con: duckdb.DuckDBPyConnection, errors: int) -> list[str]:
     kinds = con.execute(
         "SELECT error_type, count(DISTINCT line), min(line) FROM reject_errors "
         "GROUP BY error_type ORDER BY error_type"
@@ -195,7 +201,7 @@ def _rejects(con: duckdb.DuckDBPyConnection) -> tuple[int, list[str]]:
     ]
     if errors >= REJECTS_RECORDED:
         notes.append(f"only the first {REJECTS_RECORDED} reader errors were recorded")
-    return lines, notes
+    return notes
 
 
 def _fetch_ints(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[int, ...]:

@@ -98,12 +98,17 @@ def _column_parts(
     sql = cell_sql(name, spec, truth, layout)
     if sql is None:
         return ["0", "0", "NULL"]
-    parts = [f"count_if({sql.agree}) + count_if({sql.both_null})", f"count_if({sql.uncast})"]
+    parts = [_count(f"{sql.agree} OR {sql.both_null}"), _count(sql.uncast)]
     if sample_size == 0:
         return [*parts, "NULL"]
     row = f"t.{TRUTH_ROW}"
     wrong = f"{PRESENT} AND NOT {sql.match}"
     return [*parts, f"min_by({row}, {row}, {sample_size}) FILTER (WHERE {wrong})"]
+
+
+def _count(condition: str) -> str:
+    """Rows where ``condition`` is true; 0 (never NULL) when there are none."""
+    return f"count(*) FILTER (WHERE {condition})"
 
 
 def _error_sum(name: str, truth: TruthTable, layout: AgentLayout) -> str:
@@ -117,7 +122,7 @@ def _error_sum(name: str, truth: TruthTable, layout: AgentLayout) -> str:
     scaled = f"least(abs(a.v{j} - {tv}) / {truth.scales[name]!r}, 1.0)"
     both = f"a.v{j} IS NOT NULL AND {tv} IS NOT NULL"
     one_null = f"{PRESENT} AND (({tv} IS NULL) <> (a.v{j} IS NULL))"
-    return f"coalesce(sum({scaled}) FILTER (WHERE {both}), 0.0) + count_if({one_null})"
+    return f"coalesce(sum({scaled}) FILTER (WHERE {both}), 0.0) + {_count(one_null)}"
 
 
 def compare_rows(
@@ -127,7 +132,7 @@ def compare_rows(
     layout: AgentLayout,
     sample_size: int,
 ) -> JoinCounts:
-    select = ["count(*)", f"count_if({PRESENT})"]
+    select = ["count(*)", _count(PRESENT)]
     for name in spec.scored_columns:
         select.extend(_column_parts(name, spec, truth, layout, sample_size))
     select.extend(_error_sum(name, truth, layout) for name in truth.ordered)
@@ -145,7 +150,7 @@ def compare_rows(
     found: dict[str, tuple[int, int, list[int]]] = {}
     for name in spec.scored_columns:
         matched, uncastable, rows = next(values), next(values), next(values)
-        found[name] = (int(matched), int(uncastable), sorted(rows or []))
+        found[name] = (int(matched or 0), int(uncastable or 0), sorted(rows or []))
     error_sums = {}
     for name in truth.ordered:
         total = next(values)
@@ -232,8 +237,8 @@ def extra_key_sample(
     )
     sql = (
         f"SELECT struct_pack({fields}) AS key FROM {AGENT_TABLE} a "
-        f"WHERE NOT a.key_ok OR NOT EXISTS "
-        f"(SELECT 1 FROM {TRUTH_VIEW} t WHERE {join_condition(spec, truth)}) "
+        f"LEFT JOIN {TRUTH_VIEW} t ON a.key_ok AND {join_condition(spec, truth)} "
+        f"WHERE t.{TRUTH_ROW} IS NULL "
         f"GROUP BY key ORDER BY min(a.rowid) LIMIT {sample_size}"
     )
     return [record for (record,) in con.execute(sql).fetchall()]

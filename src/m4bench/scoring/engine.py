@@ -44,6 +44,7 @@ class _Outcome:
     extra_sample: list[dict[str, object]] = field(default_factory=list)
     present: set[str] = field(default_factory=set)
     layout: AgentLayout | None = None
+    engine_broken: bool = False
 
 
 def score_output(
@@ -74,10 +75,14 @@ class Scorer:
     ) -> None:
         self.spec = spec
         self.options = options or ScoreOptions()
+        self._truth_path = truth
         self._stack = contextlib.ExitStack()
-        self._con = self._stack.enter_context(_connection(self.options))
+        self._con, self.truth = self._open()
+
+    def _open(self) -> tuple[duckdb.DuckDBPyConnection, TruthTable]:
+        con = self._stack.enter_context(_connection(self.options))
         try:
-            self.truth = load_truth(self._con, spec, truth)
+            return con, load_truth(con, self.spec, self._truth_path)
         except BaseException:
             self._stack.close()
             raise
@@ -100,14 +105,21 @@ class Scorer:
                 _compare(con, self.spec, self.truth, output, options, outcome)
             if diff_path is not None and outcome.layout is not None:
                 _write_diff(con, self.spec, self.truth, diff_path, outcome.layout, outcome)
-        return _assemble(self.spec, self.truth, options, outcome)
+        score = _assemble(self.spec, self.truth, options, outcome)
+        if outcome.engine_broken:
+            # DuckDB invalidates a database after an internal error; start afresh.
+            self._stack.close()
+            self._stack = contextlib.ExitStack()
+            self._con, self.truth = self._open()
+        return score
 
 
 def _forget_output(con: duckdb.DuckDBPyConnection) -> None:
     """Drop whatever a previous output left in the connection."""
-    con.execute(f"DROP VIEW IF EXISTS {FIRST_TABLE}")
-    for table in (*SCRATCH_TABLES, "reject_errors", "reject_scans"):
-        con.execute(f"DROP TABLE IF EXISTS {table}")
+    tables = (*SCRATCH_TABLES, "reject_errors", "reject_scans")
+    drops = [f"DROP VIEW IF EXISTS {FIRST_TABLE}"]
+    drops.extend(f"DROP TABLE IF EXISTS {table}" for table in tables)
+    con.execute("; ".join(drops))
 
 
 @contextlib.contextmanager
@@ -173,11 +185,16 @@ def _compare(
     except duckdb.OutOfMemoryException as exc:
         inspection.fail("resource_limit", f"scoring ran out of memory: {exc}", "memory_limit_mb")
     except duckdb.Error as exc:
+        outcome.engine_broken = isinstance(exc, duckdb.InternalException | duckdb.FatalException)
         failure: Failure = "output_unreadable" if outcome.agent is None else "internal_error"
-        inspection.fail(failure, f"output could not be compared: {exc}")
+        inspection.fail(failure, f"output could not be compared: {_first_line(exc)}")
     if inspection.failure is not None:
         outcome.agent, outcome.counts, outcome.present = None, None, set()
         outcome.layout = None
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 def _write_diff(
