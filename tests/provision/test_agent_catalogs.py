@@ -10,6 +10,7 @@ import pytest
 from conftest import SOURCE, Provisioned, mimic_tasks, sha
 
 from m4bench.errors import M4BenchError
+from m4bench.home import DataHome
 from m4bench.provision.agent_catalog import (
     agent_mounts,
     load_catalog_manifest,
@@ -18,8 +19,10 @@ from m4bench.provision.agent_catalog import (
 )
 from m4bench.provision.layout import task_catalog_paths
 from m4bench.provision.leaks import leaked_in_bytes, leaked_in_views, read_listing
-from m4bench.provision.preflight import check_agent_catalog
+from m4bench.provision.preflight import check_agent_catalog, provisioning_checks
+from m4bench.provision.provisioner import setup
 from m4bench.provision.relations import data_relative_path, native_view
+from m4bench.sources.layout import load_source
 from m4bench.tasks.catalog import Catalog
 
 pytestmark = pytest.mark.xdist_group("provision-synthetic")
@@ -147,3 +150,30 @@ def test_sandbox_style_mounts_serve_the_same_catalog(
     finally:
         con.close()
     assert rows is not None and rows[0] > 0
+
+
+def test_native_preflight_needs_no_perturbed_schema(
+    provisioned: Provisioned, catalog: Catalog, tmp_path: Path
+) -> None:
+    home = DataHome(tmp_path / "home")
+    home.sources.mkdir(parents=True)
+    (home.sources / SOURCE).symlink_to(provisioned.source.layout.root)
+    names = ["mimic-meld-24h", "mimic-meld-24h-raw"]
+    setup(home, SOURCE, names, "native", progress=False)
+    source = load_source(home, SOURCE)
+    tasks = [catalog.task(name) for name in names]
+    checks = provisioning_checks(home, source, tasks)
+    assert len(checks) == 3 and all(c.ok for c in checks), checks
+    assert not (home.root / "perturbed").exists()
+    missing = provisioning_checks(home, source, tasks, ["obfuscated"])
+    assert [c.ok for c in missing] == [True, False]
+    assert "not built" in missing[-1].detail
+    leaky = task_catalog_paths(home, SOURCE, "native", names[0]).catalog
+    leaky.unlink()
+    write_catalog_file(
+        leaky,
+        {"mimiciv_derived.meld": data_relative_path("mimiciv_derived.meld")},
+        search_path=native_data_root(provisioned),
+    )
+    broken = provisioning_checks(home, source, tasks[:1])
+    assert not broken[-1].ok and "differs from its manifest" in broken[-1].detail

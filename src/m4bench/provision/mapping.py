@@ -98,6 +98,10 @@ class SchemaMapping(BaseModel):
                 hint="rebuild the perturbed schemas with `m4bench setup --schema obfuscated`",
             ) from exc
 
+    def opaque_or_same(self, qualified: str) -> str:
+        """The opaque name of a table, or the name itself when the source lacks it."""
+        return self.tables.get(qualified, qualified)
+
     def column(self, name: str) -> str:
         return self.columns.get(name, name)
 

@@ -8,17 +8,24 @@ for are checked, so a native-only user never needs the perturbed schemas.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from m4bench.errors import M4BenchError
 from m4bench.fileio import sha256_file
 from m4bench.home import DataHome
 from m4bench.provision.agent_catalog import card_sha256, load_catalog_manifest
+from m4bench.provision.equivalence import load_mapping
 from m4bench.provision.ground_truth import ground_truth_path, representatives, stale_reason
-from m4bench.provision.layout import task_catalog_paths
+from m4bench.provision.layout import SchemaVariant, task_catalog_paths
 from m4bench.provision.leaks import leaked_in_bytes, leaked_in_views, read_listing
-from m4bench.provision.relations import SchemaView, allowed_relations, dropped_relations
+from m4bench.provision.perturb import perturbed_view
+from m4bench.provision.relations import (
+    SchemaView,
+    allowed_relations,
+    dropped_relations,
+    native_view,
+)
 from m4bench.sources.layout import Source
 from m4bench.tasks.catalog import Task
 
@@ -79,4 +86,30 @@ def check_ground_truths(home: DataHome, source: Source, tasks: Iterable[Task]) -
             reason = exc.message
         name = f"ground truth {truth.stem}"
         results.append(CheckResult(name, reason is None, reason or str(truth)))
+    return results
+
+
+def provisioning_checks(
+    home: DataHome,
+    source: Source,
+    tasks: Sequence[Task],
+    variants: Sequence[SchemaVariant] = ("native",),
+) -> list[CheckResult]:
+    """Ground truth of every task, and its agent catalog for each of ``variants`` only
+    (the default checks the native schema alone)."""
+    results = check_ground_truths(home, source, tasks)
+    for variant in variants:
+        if variant == "native":
+            view = native_view(source)
+            results += [check_agent_catalog(home, source.name, t, view) for t in tasks]
+            continue
+        try:
+            view = perturbed_view(home, source.name, variant)
+            mapping = load_mapping(home, source.name)
+        except M4BenchError as exc:
+            results.append(CheckResult(f"{variant} schema", False, exc.message))
+            continue
+        mimic = [t for t in tasks if t.card.dataset == "mimic-iv"]
+        rename = mapping.opaque_or_same
+        results += [check_agent_catalog(home, source.name, t, view, rename) for t in mimic]
     return results

@@ -93,7 +93,7 @@ def schema_view(
     ensure_perturbed(home, source, native, schema, seed, progress)
     mapping = load_mapping(home, source.name)
     # a card may name a table this source never built: it has no opaque name, and is absent
-    return perturbed_view(home, source.name, schema), lambda name: mapping.tables.get(name, name)
+    return perturbed_view(home, source.name, schema), mapping.opaque_or_same
 
 
 def ensure_perturbed(
