@@ -1,0 +1,218 @@
+"""The driver on the local executor: records, failures, retries, limits, order, budget."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from campaign_support import write_small_profile
+
+from m4bench.campaign import (
+    DriverSettings,
+    InfrastructureError,
+    LocalExecutor,
+    PlannedRun,
+    PlanOptions,
+    ResultsDir,
+    RetryPolicy,
+    RunOutcome,
+    RunResult,
+    SimulatedRun,
+    TransientError,
+    Usage,
+    campaign_status,
+    load_profile,
+    plan_campaign,
+    run_campaign,
+)
+from m4bench.campaign.profile import Budget, Price
+from m4bench.campaign.retry import call_with_backoff
+from m4bench.fileio import read_model
+
+FAST = RetryPolicy(base_delay_seconds=0.0, max_delay_seconds=0.0, infrastructure_retries=1)
+
+
+def _plan(profile: Path, agents: tuple[str, ...] = ()) -> list[PlannedRun]:
+    return plan_campaign(load_profile(str(profile)), PlanOptions(agents=agents))
+
+
+def _records(root: Path) -> dict[str, RunResult]:
+    return {
+        path.parent.name: read_model(path, RunResult)
+        for path in sorted((root / "runs").glob("*/result.json"))
+    }
+
+
+def test_every_run_ends_in_one_valid_record(tmp_path: Path, small_profile: Path) -> None:
+    runs = _plan(small_profile)
+    fake = SimulatedRun(seed=4, max_seconds=0.01, agent_failure_rate=0.4)
+    report = run_campaign(
+        ResultsDir(tmp_path / "res"),
+        runs,
+        LocalExecutor(fake, 4, FAST),
+        DriverSettings(profile="small"),
+    )
+    records = _records(tmp_path / "res")
+    assert sorted(records) == sorted(run.run_id for run in runs)
+    failed = [r for r in records.values() if r.status == "failed"]
+    assert failed, "seed 4 at rate 0.4 fails some runs"
+    assert all(r.reward == 0.0 and r.failure_reason for r in failed)
+    assert report.failed == len(failed) and report.done == len(runs) - len(failed)
+    for run in runs:
+        record = records[run.run_id]
+        assert (record.task, record.trial, record.attempt) == (run.cell.task, run.trial, 1)
+
+
+def test_resume_skips_complete_runs_and_agent_failures(tmp_path: Path, small_profile: Path) -> None:
+    runs = _plan(small_profile)
+    results = ResultsDir(tmp_path / "res")
+    fake = SimulatedRun(seed=1, agent_failure_rate=0.5)
+    run_campaign(results, runs, LocalExecutor(fake, 2, FAST), DriverSettings(profile="small"))
+    before = {p: p.stat().st_mtime_ns for p in (tmp_path / "res" / "runs").glob("*/result.json")}
+    calls: list[str] = []
+
+    def counting(run: PlannedRun) -> RunOutcome:
+        calls.append(run.run_id)
+        return RunOutcome(reward=1.0)
+
+    report = run_campaign(
+        results, runs, LocalExecutor(counting, 2, FAST), DriverSettings("small", resume=True)
+    )
+    assert calls == []
+    assert report.complete_before == len(runs) and report.missing == 0
+    after = {p: p.stat().st_mtime_ns for p in (tmp_path / "res" / "runs").glob("*/result.json")}
+    assert after == before
+
+
+def test_infrastructure_errors_leave_runs_missing_until_resume(
+    tmp_path: Path, small_profile: Path
+) -> None:
+    runs = _plan(small_profile)
+    broken = {runs[0].run_id, runs[3].run_id}
+    tries: Counter[str] = Counter()
+
+    def flaky(run: PlannedRun) -> RunOutcome:
+        tries[run.run_id] += 1
+        if run.run_id in broken:
+            raise InfrastructureError("sandbox failed to start")
+        return RunOutcome(reward=0.5)
+
+    results = ResultsDir(tmp_path / "res")
+    report = run_campaign(results, runs, LocalExecutor(flaky, 2, FAST), DriverSettings("small"))
+    assert report.infra_errors == 2 and report.missing == 2
+    assert all(tries[run_id] == 2 for run_id in broken), "one retry per policy"
+    status = campaign_status(results)
+    assert status.total("missing") == 2 and status.total("done") == len(runs) - 2
+    attempt = results.attempts(runs[0].run_id)
+    assert [a.state for a in attempt] == ["infrastructure-error"]
+    broken.clear()
+    report = run_campaign(
+        results, runs, LocalExecutor(flaky, 2, FAST), DriverSettings("small", resume=True)
+    )
+    assert report.missing == 0
+    assert _records(tmp_path / "res")[runs[0].run_id].attempt == 2
+
+
+def test_transient_errors_back_off_then_give_up(small_profile: Path) -> None:
+    run = _plan(small_profile)[0]
+    waits: list[float] = []
+    remaining = [2]
+
+    def rate_limited(planned: PlannedRun) -> RunOutcome:
+        if remaining[0]:
+            remaining[0] -= 1
+            raise TransientError("429", retry_after=30.0 if remaining[0] == 0 else None)
+        return RunOutcome(reward=1.0)
+
+    policy = RetryPolicy(transient_attempts=3, base_delay_seconds=10, max_delay_seconds=25)
+    outcome = call_with_backoff(rate_limited, run, policy, sleep=waits.append)
+    assert outcome.reward == 1.0
+    assert len(waits) == 2 and 5 <= waits[0] <= 10 and waits[1] == 25, waits
+
+    def always(planned: PlannedRun) -> RunOutcome:
+        raise TransientError("429")
+
+    with pytest.raises(InfrastructureError, match="still transient after 3 tries"):
+        call_with_backoff(always, run, policy, sleep=waits.append)
+
+
+def test_provider_limits_hold(tmp_path: Path) -> None:
+    profile = write_small_profile(tmp_path, trials=3)
+    runs = _plan(profile, agents=("codex", "claude-code"))
+    lock = threading.Lock()
+    live: Counter[str] = Counter()
+    peak: Counter[str] = Counter()
+
+    def tracking(run: PlannedRun) -> RunOutcome:
+        with lock:
+            live[run.provider] += 1
+            peak[run.provider] = max(peak[run.provider], live[run.provider])
+        time.sleep(0.02)
+        with lock:
+            live[run.provider] -= 1
+        return RunOutcome(reward=1.0)
+
+    settings = DriverSettings("small", provider_limits={"openai": 2, "anthropic": 1})
+    report = run_campaign(
+        ResultsDir(tmp_path / "res"), runs, LocalExecutor(tracking, 6, FAST), settings
+    )
+    assert report.missing == 0
+    assert peak == {"openai": 2, "anthropic": 1}
+
+
+def test_slowest_runs_start_first(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(
+        'name = "p"\ndefault_agent = "codex"\ntrials = 2\n'
+        '[agents.codex]\nprovider = "openai"\nmodels = { primary = ["m"] }\n'
+        '[[blocks]]\nname = "b"\n'
+        'tasks = ["mimic-meld-24h", "mimic-sepsis3-raw", "mimic-urine-output-rate"]\n'
+        'conditions = ["with-skill"]\n',
+        encoding="utf-8",
+    )
+    started: list[str] = []
+
+    def record_order(run: PlannedRun) -> RunOutcome:
+        started.append(f"{run.cell.task}#{run.trial}")
+        return RunOutcome(reward=1.0)
+
+    run_campaign(
+        ResultsDir(tmp_path / "res"),
+        _plan(path),
+        LocalExecutor(record_order, 1, FAST),
+        DriverSettings("p"),
+    )
+    assert started == [
+        "mimic-sepsis3-raw#1",
+        "mimic-sepsis3-raw#2",
+        "mimic-urine-output-rate#1",
+        "mimic-urine-output-rate#2",
+        "mimic-meld-24h#1",
+        "mimic-meld-24h#2",
+    ]
+
+
+def test_budget_stops_new_runs_and_counts_earlier_spending(
+    tmp_path: Path, small_profile: Path
+) -> None:
+    runs = _plan(small_profile)
+
+    def costly(run: PlannedRun) -> RunOutcome:
+        return RunOutcome(reward=1.0, usage=Usage(input_tokens=1_000_000, output_tokens=100_000))
+
+    prices = {"model-a": Price(input=2.0, output=10.0), "model-b": Price(input=2.0, output=10.0)}
+    results = ResultsDir(tmp_path / "res")
+    settings = DriverSettings("small", budget=Budget(max_cost_usd=9.0), prices=prices)
+    report = run_campaign(results, runs, LocalExecutor(costly, 1, FAST), settings)
+    assert report.complete == 3, "each run costs $3; the third reaches $9"
+    assert report.stopped is not None and "cost budget" in report.stopped
+    assert report.cost_usd == pytest.approx(9.0)
+    resumed = DriverSettings("small", resume=True, budget=Budget(max_cost_usd=12.0), prices=prices)
+    report = run_campaign(results, runs, LocalExecutor(costly, 1, FAST), resumed)
+    assert report.complete == 4 and report.cost_usd == pytest.approx(12.0)
+    token_budget = DriverSettings("small", resume=True, budget=Budget(max_tokens=1))
+    report = run_campaign(results, runs, LocalExecutor(costly, 1, FAST), token_budget)
+    assert report.complete == 4 and "token budget" in (report.stopped or "")
