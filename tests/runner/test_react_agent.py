@@ -1,0 +1,57 @@
+"""The react agent, driven by a scripted model on loopback through the egress proxy."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import Bench, needs_bwrap
+from scripted_model import answer, serve, tool_call, usage
+
+from m4bench.agents.atif import Trajectory
+
+pytestmark = needs_bwrap
+
+TASK = "mimic-meld-24h"
+EXPLORE = "SELECT count(*) AS stays FROM mimiciv_icu.icustays"
+WRITE = (
+    "COPY (SELECT subject_id, hadm_id, stay_id, 6.0 AS meld FROM mimiciv_icu.icustays) "
+    "TO 'output.csv' (HEADER)"
+)
+
+
+def test_react_explores_writes_output_and_is_scored(bench: Bench, tmp_path: Path) -> None:
+    replies = [
+        tool_call("c1", "run_sql", {"query": EXPLORE}, usage(100, 20, cached=30)),
+        tool_call("c2", "run_sql", {"query": WRITE}, usage(150, 25, cached=100)),
+        answer("Wrote output.csv.", usage(200, 10, cached=150)),
+    ]
+    with serve(replies) as model:
+        record = bench.run(
+            tmp_path, TASK, "react", model="scripted-model", endpoint=model.base_url, timeout=120
+        )
+        requests = model.requests
+    assert record.status == "ok", (record.status_detail, record.error)
+    assert len(requests) == 3
+    # The model saw the database answer its exploring query.
+    observation = json.dumps(requests[1]["messages"])
+    assert "stays" in observation and "error" not in observation.lower()
+    assert record.score is not None and 0.0 <= record.reward < 1.0
+    assert record.usage.input_uncached == 70 + 50 + 50
+    assert record.usage.input_cache_read == 30 + 100 + 150
+    assert record.usage.output == 55
+    assert record.usage.turns == 3 and record.usage.tool_calls == 2
+    assert record.versions.models_reported == ["scripted-model-7"]
+    egress = record.sandbox.egress
+    assert egress is not None and egress.connections == 3 and egress.refused == 0
+    assert egress.allowed_endpoints == [f"127.0.0.1:{model.port}"]
+    run_dir = tmp_path / record.run_id
+    trajectory = Trajectory.model_validate_json(
+        (run_dir / record.artifacts["trajectory.json"].path).read_text()
+    )
+    assert len(trajectory.steps) == 3
+    assert trajectory.final_metrics.total_prompt_tokens == 450
+    assert trajectory.steps[0].tool_calls[0].arguments == {"query": EXPLORE}
+    assert "egress.jsonl" in record.artifacts
+    instruction = (run_dir / record.artifacts["instruction.md"].path).read_text()
+    assert instruction.startswith("Work only with the files in your working directory")
