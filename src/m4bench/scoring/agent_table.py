@@ -85,7 +85,15 @@ def load_agent(
     layout = AgentLayout(
         key_count=len(spec.key_columns), values={name: j for j, name in enumerate(present)}
     )
-    con.execute(_create_agent_sql(path, header, spec, truth, options, layout))
+    try:
+        con.execute(_create_agent_sql(path, header, spec, truth, options, layout))
+    except duckdb.Error as exc:
+        # The parallel reader refuses padded rows with quoted newlines; read serially.
+        if "parallel=false" not in str(exc):
+            raise
+        con.execute("DROP TABLE IF EXISTS reject_errors; DROP TABLE IF EXISTS reject_scans")
+        sql = _create_agent_sql(path, header, spec, truth, options, layout, parallel=False)
+        con.execute(sql)
     group = ", ".join(layout.keys + layout.bad_keys)
     con.execute(
         f"CREATE TABLE {_REPEATS} AS SELECT {group}, count(*) AS copies, "
@@ -112,6 +120,8 @@ def _create_agent_sql(
     truth: TruthTable,
     options: ScoreOptions,
     layout: AgentLayout,
+    *,
+    parallel: bool = True,
 ) -> str:
     rule = options.null_tokens
     cells, typed, ok_parts, final = [], [], [], []
@@ -153,18 +163,19 @@ def _create_agent_sql(
         f"CREATE TABLE {AGENT_TABLE} AS SELECT {', '.join(final)} FROM ("
         f"SELECT *, {' AND '.join(ok_parts)} AS key_ok FROM ("
         f"SELECT {', '.join(typed)} FROM ("
-        f"SELECT {', '.join(cells)} FROM {_read_csv(path, header, options)})))"
+        f"SELECT {', '.join(cells)} FROM {_read_csv(path, header, options, parallel)})))"
     )
 
 
-def _read_csv(path: Path, header: OutputHeader, options: ScoreOptions) -> str:
+def _read_csv(path: Path, header: OutputHeader, options: ScoreOptions, parallel: bool) -> str:
     columns = ", ".join(f"'c{index}': 'VARCHAR'" for index in range(len(header.names)))
     return (
         f"read_csv({quote_literal(str(path))}, columns = {{{columns}}}, header = true, "
         "auto_detect = false, delim = ',', quote = '\"', escape = '\"', "
         "null_padding = true, strict_mode = false, ignore_errors = true, "
         f"store_rejects = true, rejects_limit = {REJECTS_RECORDED}, "
-        f"max_line_size = {options.max_line_bytes}, encoding = 'utf-8')"
+        f"max_line_size = {options.max_line_bytes}, encoding = 'utf-8', "
+        f"parallel = {str(parallel).lower()})"
     )
 
 

@@ -1,0 +1,154 @@
+"""Hostile outputs end in a Score with a diagnostic, never in an exception."""
+
+from __future__ import annotations
+
+import gzip
+import os
+from pathlib import Path
+
+import pytest
+from scoring_helpers import OutputMaker, TruthMaker, spec_for
+
+from m4bench.scoring import ScoreOptions, score_output
+
+TRUTH = "SELECT * FROM (VALUES (1, 1.5, 'a'), (2, 2.0, 'b')) v(stay_id, x, label)"
+GOOD = "stay_id,x,label\n1,1.5,a\n2,2.0,b\n"
+SPEC = spec_for(["stay_id"], ["x", "label"])
+
+
+def _score(truth: Path, output: Path, **options: object) -> object:
+    return score_output(SPEC, truth, output, options=ScoreOptions.model_validate(options))
+
+
+@pytest.mark.parametrize(
+    ("content", "failure"),
+    [
+        (b"", "output_empty"),
+        (gzip.compress(GOOD.encode()), "output_compressed"),
+        ("\ufeffstay_id,x,label\n1,1.5,a\n".encode("utf-16"), "header_unreadable"),
+        (b"\n\nstay_id,x,label\n1,1.5,a\n", "header_unreadable"),
+        (b"stay_id;x;label\n1;1.5;a\n", "key_columns_missing"),
+        (bytes(range(256)) * 4, "key_columns_missing"),
+    ],
+)
+def test_unusable_outputs_name_their_problem(
+    make_truth: TruthMaker, tmp_path: Path, content: bytes, failure: str
+) -> None:
+    output = tmp_path / "output.csv"
+    output.write_bytes(content)
+    score = score_output(SPEC, make_truth(TRUTH), output)
+    assert score.failure == failure
+    assert score.reward == 0.0
+    assert not score.strict_pass
+    assert score.diagnostics
+
+
+def test_semicolon_file_gets_a_delimiter_hint(make_truth: TruthMaker, tmp_path: Path) -> None:
+    output = tmp_path / "output.csv"
+    output.write_text("stay_id;x;label\n1;1.5;a\n")
+    score = score_output(SPEC, make_truth(TRUTH), output)
+    assert any("';'" in note for note in score.diagnostics)
+
+
+def test_size_limit_refuses_without_reading(
+    make_truth: TruthMaker, make_output: OutputMaker
+) -> None:
+    output = make_output(GOOD)
+    options = ScoreOptions(max_output_bytes=10)
+    score = score_output(SPEC, make_truth(TRUTH), output, options=options)
+    assert score.failure == "output_too_large"
+    assert score.limits_hit == ["max_output_bytes"]
+
+
+def test_ten_thousand_columns_hit_the_column_limit(
+    make_truth: TruthMaker, make_output: OutputMaker
+) -> None:
+    header = ",".join(["stay_id", "x", "label"] + [f"c{i}" for i in range(10_000)])
+    output = make_output(header + "\n1,1.5,a\n")
+    score = score_output(SPEC, make_truth(TRUTH), output)
+    assert score.failure == "too_many_columns"
+    assert score.limits_hit == ["max_columns"]
+
+
+def test_overlong_header_hits_the_line_limit(
+    make_truth: TruthMaker, make_output: OutputMaker
+) -> None:
+    output = make_output("stay_id,x,label," + "y" * 10_000 + "\n1,1.5,a\n")
+    score = score_output(SPEC, make_truth(TRUTH), output, options=ScoreOptions(max_line_bytes=4096))
+    assert score.failure == "header_unreadable"
+    assert score.limits_hit == ["max_line_bytes"]
+
+
+def test_symlink_and_directory_are_refused(make_truth: TruthMaker, tmp_path: Path) -> None:
+    truth = make_truth(TRUTH)
+    link = tmp_path / "link.csv"
+    os.symlink(truth, link)
+    assert score_output(SPEC, truth, link).failure == "output_not_a_file"
+    assert score_output(SPEC, truth, tmp_path).failure == "output_not_a_file"
+
+
+def test_bom_crlf_and_quoted_newlines_are_read(make_truth: TruthMaker, tmp_path: Path) -> None:
+    truth = make_truth(
+        "SELECT * FROM (VALUES (1, 1.5, 'a\nb'), (2, 2.0, 'c,\"d\"')) v(stay_id, x, label)"
+    )
+    output = tmp_path / "output.csv"
+    output.write_bytes(b'\xef\xbb\xbfstay_id,x,label\r\n1,1.5,"a\nb"\r\n2,2.0,"c,""d"""\r\n')
+    score = score_output(SPEC, truth, output)
+    assert score.reward == 1.0
+    assert any("byte order mark" in note for note in score.diagnostics)
+
+
+def test_duplicate_header_names_use_the_first(
+    make_truth: TruthMaker, make_output: OutputMaker
+) -> None:
+    output = make_output("stay_id,x,label,x\n1,1.5,a,9\n2,2.0,b,9\n")
+    score = score_output(SPEC, make_truth(TRUTH), output)
+    assert score.reward == 1.0
+    assert any("repeats column names ['x']" in note for note in score.diagnostics)
+
+
+def test_invalid_utf8_line_is_skipped_and_counted(make_truth: TruthMaker, tmp_path: Path) -> None:
+    output = tmp_path / "output.csv"
+    output.write_bytes(b"stay_id,x,label\n1,1.5,a\n2,2.0,\xff\xfe\n")
+    score = score_output(SPEC, make_truth(TRUTH), output)
+    assert score.rejected_lines == 1
+    assert score.columns[0].matched == 1
+    assert any("INVALID ENCODING" in note for note in score.diagnostics)
+
+
+def test_ragged_rows_are_padded_with_nulls(
+    make_truth: TruthMaker, make_output: OutputMaker
+) -> None:
+    output = make_output("stay_id,x,label\n1,1.5\n2,2.0,b,extra\n")
+    score = score_output(SPEC, make_truth(TRUTH), output)
+    x, label = score.columns
+    assert (x.matched, label.matched) == (2, 1)
+
+
+def test_case_or_space_variants_of_names_get_a_hint(
+    make_truth: TruthMaker, make_output: OutputMaker
+) -> None:
+    output = make_output("stay_id,X,label\n1,1.5,a\n")
+    score = score_output(SPEC, make_truth(TRUTH), output)
+    assert any("'x' is missing; the header has 'X'" in note for note in score.diagnostics)
+
+
+def test_header_only_output_is_not_a_valid_csv(
+    make_truth: TruthMaker, make_output: OutputMaker
+) -> None:
+    score = score_output(SPEC, make_truth(TRUTH), make_output("stay_id,x,label\n"))
+    assert score.failure is None
+    assert not score.checks[1].passed
+    assert score.reward == 0.0
+
+
+def test_time_limit_stops_a_long_comparison(
+    make_truth: TruthMaker, make_output: OutputMaker
+) -> None:
+    truth = make_truth("SELECT i AS stay_id, i * 1.5 AS x, 'a' AS label FROM range(300000) r(i)")
+    output = make_output("stay_id,x,label\n" + "".join(f"{i},{i * 1.5},a\n" for i in range(300000)))
+    options = ScoreOptions(time_limit_seconds=0.01)
+    score = score_output(SPEC, truth, output, options=options)
+    assert score.failure == "time_limit"
+    assert score.limits_hit == ["time_limit_seconds"]
+    assert score.reward == 0.0
