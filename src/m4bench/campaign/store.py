@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from m4bench.campaign.records import AttemptRecord, CampaignManifest, RunResult
 from m4bench.errors import M4BenchError
 from m4bench.fileio import canonical_json, read_model, write_model
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 MANIFEST_FILE = "campaign.json"
 RESULT_FILE = "result.json"
 CLAIM_FILE = ".claim"
@@ -167,7 +169,7 @@ class ResultsDir:
             run_id=claim.run.run_id,
             attempt=claim.attempt,
             state="infrastructure-error",
-            error=error[-2000:],
+            error=_ANSI.sub("", error)[-2000:],
         )
         self.write_attempt(failed)
         claim.release()
