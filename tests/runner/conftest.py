@@ -44,11 +44,15 @@ class Bench:
     def run(
         self, results: Path, task: str, agent: str, sandbox: str = "bwrap", **fields: object
     ) -> ResultRecord:
-        spec_fields = {k: v for k, v in fields.items() if k in RunSpec.model_fields or k == "schema"}
+        spec_fields = {
+            k: v for k, v in fields.items() if k in RunSpec.model_fields or k == "schema"
+        }
         option_fields = {k: v for k, v in fields.items() if k not in spec_fields}
         spec = RunSpec.model_validate({"task": task, "agent": agent, **spec_fields})
         options = RunOptions(sandbox=sandbox, catalog=self.catalog, **option_fields)  # type: ignore[arg-type]
-        return execute_run(spec, home=self.home, source=SOURCE, results_dir=results, options=options)
+        return execute_run(
+            spec, home=self.home, source=SOURCE, results_dir=results, options=options
+        )
 
 
 @pytest.fixture(scope="session")

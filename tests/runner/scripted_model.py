@@ -23,17 +23,26 @@ def usage(prompt: int, completion: int, cached: int = 0) -> dict[str, Any]:
 
 
 def tool_call(call_id: str, name: str, arguments: dict[str, Any], tokens: dict[str, Any]) -> Any:
-    call = {"id": call_id, "type": "function",
-            "function": {"name": name, "arguments": json.dumps(arguments)}}
+    call = {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
     message = {"role": "assistant", "content": None, "tool_calls": [call]}
-    return {"model": "scripted-model-7", "choices": [{"index": 0, "message": message}],
-            "usage": tokens}
+    return {
+        "model": "scripted-model-7",
+        "choices": [{"index": 0, "message": message}],
+        "usage": tokens,
+    }
 
 
 def answer(text: str, tokens: dict[str, Any]) -> Any:
     message = {"role": "assistant", "content": text}
-    return {"model": "scripted-model-7", "choices": [{"index": 0, "message": message}],
-            "usage": tokens}
+    return {
+        "model": "scripted-model-7",
+        "choices": [{"index": 0, "message": message}],
+        "usage": tokens,
+    }
 
 
 class ScriptedModel:

@@ -53,7 +53,8 @@ def test_replay_of_wrong_sql_scores_what_the_scorer_says(bench: Bench, tmp_path:
     # Right keys, the MELD of every even stay off by 5 (tolerance 1): a known-wrong answer.
     sql = tmp_path / "wrong.sql"
     sql.write_text(
-        f"SELECT * REPLACE (CASE WHEN stay_id % 2 = 0 THEN meld + 5 ELSE meld END AS meld) FROM read_parquet('{truth}')\n", encoding="utf-8"
+        f"SELECT * REPLACE (CASE WHEN stay_id % 2 = 0 THEN meld + 5 ELSE meld END AS meld) FROM read_parquet('{truth}')\n",
+        encoding="utf-8",
     )
     # The truth file is not visible inside the sandbox, so replay it unsandboxed.
     record = bench.run(tmp_path / "results", task.name, "replay", sandbox="none", replay_file=sql)
