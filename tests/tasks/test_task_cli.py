@@ -22,7 +22,12 @@ def test_list_json_has_every_task_with_its_depth() -> None:
     result = runner.invoke(app, ["tasks", "list", "--json"])
     assert result.exit_code == 0, result.output
     rows = {row["name"]: row for row in json.loads(result.output)}
-    assert len(rows) == 15
+    assert len(rows) == 28
+    assert len({row["family"] for row in rows.values()}) == 15
+    databases = [row["database"] for row in rows.values()]
+    assert (databases.count("mimic-iv"), databases.count("eicu")) == (26, 2)
+    modes = [row["mode"] for row in rows.values()]
+    assert (modes.count("standard"), modes.count("raw")) == (11, 17)
     assert rows["mimic-kdigo-48h"]["dependency_depth"] >= 3
     assert rows["mimic-sofa-24h-raw"]["sentinel"] is True
     depends_on = set(rows["mimic-meld-24h"]["depends_on"])
@@ -46,7 +51,7 @@ def test_show_unknown_task_is_a_user_error() -> None:
 def test_lint_passes_on_the_catalog() -> None:
     result = runner.invoke(app, ["tasks", "lint", "--no-run"])
     assert result.exit_code == 0, result.output
-    assert "15 tasks: 0 errors" in result.output
+    assert "28 tasks: 0 errors" in result.output
 
 
 @pytest.mark.slow

@@ -1,5 +1,6 @@
-"""Every task's reference on the default synthetic MIMIC-IV source: contracted columns and
-types, one row per key, the cohort the source implies, and scored columns that vary."""
+"""Every task's reference on the default synthetic MIMIC-IV and eICU sources: contracted
+columns and types, one row per key, the cohort the source implies, and scored columns that
+vary."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from m4bench.concepts.build import build_concepts
 from m4bench.home import DataHome
+from m4bench.sources.synth.eicu import synthesize_eicu
 from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
 from m4bench.tasks.catalog import Catalog, load_catalog
 from m4bench.tasks.reference import run_reference
@@ -19,6 +21,7 @@ from m4bench.tasks.reference import run_reference
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("tasks-synthetic")]
 
 TASKS = [task.name for task in load_catalog().tasks if task.card.dataset == "mimic-iv"]
+EICU_TASKS = [task.name for task in load_catalog().tasks if task.card.dataset == "eicu"]
 
 # Output types promised by the families' contracts (docs/tasks.md, the instructions).
 TYPES: dict[str, pa.DataType] = {
@@ -50,6 +53,14 @@ TYPES: dict[str, pa.DataType] = {
     "uo_tm_12hr": pa.decimal128(18, 2),
     "uo_tm_24hr": pa.decimal128(18, 2),
     "norepinephrine_equivalent_dose": pa.decimal128(18, 3),
+    "antibiotic": pa.string(),
+    "specimen": pa.string(),
+    "antibiotic_time": pa.timestamp("us"),
+    "suspected_infection_time": pa.timestamp("us"),
+    "culture_time": pa.timestamp("us"),
+    "sofa_time": pa.timestamp("us"),
+    "ventilation_status": pa.string(),
+    "uniquepid": pa.string(),
 }
 DEFAULT_TYPE = pa.int32()  # every score, flag and stage
 
@@ -59,6 +70,15 @@ COMPONENTS: dict[str, tuple[list[str], int]] = {
     "sirs": (["temp_score", "heart_rate_score", "resp_score", "wbc_score"], 1),
     "kdigo": (["aki_stage_creat", "aki_stage_uo", "aki_stage_crrt"], 3),
     "charlson": (["age_score"], 4),
+    "oasis": (["preiculos_score", "age_score", "gcs_score", "mechvent_score"], 10),
+    "sapsii": (["age_score", "admissiontype_score", "gcs_score"], 26),
+}
+
+# Scored columns allowed a single value on the small default sources, and why.
+SINGLE_VALUED: dict[str, dict[str, str]] = {
+    "sepsis3": {"sepsis3": "1 on every row by contract (stays without a match are absent)"},
+    "apsiii": {"hematocrit_score": "every synthetic stay has a hematocrit far below 45.5 (3)"},
+    "sapsii": {"temp_score": "a temperature of 39 C or more is rare in 200 synthetic stays"},
 }
 
 COHORT_SQL = {
@@ -73,6 +93,9 @@ COHORT_SQL = {
             WHERE ce.stay_id = u.stay_id AND ce.itemid = 220045
               AND ce.charttime > ie.intime - INTERVAL 1 MONTH
               AND ce.charttime < ie.outtime + INTERVAL 1 MONTH)""",
+    "antibiotic": "SELECT COUNT(*) FROM mimiciv_derived.antibiotic",
+    "episode": "SELECT COUNT(*) FROM mimiciv_derived.ventilation",
+    "sepsis": "SELECT COUNT(*) FROM mimiciv_derived.sepsis3",
     "interval": """
         SELECT COUNT(*) FROM (
             SELECT DISTINCT stay_id, starttime FROM mimiciv_derived.vasoactive_agent
@@ -84,6 +107,9 @@ COHORT = {
     "creatinine-baseline": "adult-admission",
     "urine-output-rate": "urine",
     "vasopressor-equivalents": "interval",
+    "suspicion-infection": "antibiotic",
+    "ventilation": "episode",
+    "sepsis3": "sepsis",
 }
 
 
@@ -96,15 +122,38 @@ def synthetic(
     catalog = load_catalog()
     needed = sorted({dep for task in catalog.tasks for dep in task.direct_dependencies})
     needed += ["first_day_gcs", "meld", "creatinine_baseline", "charlson", "sirs"]  # cross-checks
+    needed += ["apsiii", "oasis", "sapsii", "ventilation", "sepsis3", "suspicion_of_infection"]
     build_concepts(source, only=needed, progress=False)
     con = source.connect(read_only=True)
     yield catalog, con
     con.close()
 
 
+@pytest.fixture(scope="module")
+def synthetic_eicu(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Catalog, duckdb.DuckDBPyConnection]]:
+    home = DataHome(Path(tmp_path_factory.mktemp("home")))
+    source = synthesize_eicu(home, stays=300, seed=7, progress=False)
+    con = source.connect(read_only=True)
+    yield load_catalog(), con
+    con.close()
+
+
 @pytest.mark.parametrize("name", TASKS)
 def test_reference_on_the_synthetic_source(synthetic, name: str) -> None:
-    catalog, con = synthetic
+    family = synthetic[0].task(name).family
+    check_reference(*synthetic, name, COHORT_SQL[COHORT.get(family, "stay")])
+
+
+@pytest.mark.parametrize("name", EICU_TASKS)
+def test_eicu_reference_on_the_synthetic_source(synthetic_eicu, name: str) -> None:
+    check_reference(*synthetic_eicu, name, "SELECT COUNT(*) FROM eicu_crd.patient")
+
+
+def check_reference(
+    catalog: Catalog, con: duckdb.DuckDBPyConnection, name: str, cohort_sql: str
+) -> None:
     task = catalog.task(name)
     spec = task.card.evaluation
     table = run_reference(task, con)
@@ -116,12 +165,13 @@ def test_reference_on_the_synthetic_source(synthetic, name: str) -> None:
     keys = list(zip(*(table.column(k).to_pylist() for k in spec.key_columns), strict=True))
     assert len(set(keys)) == len(keys), "duplicate keys"
     assert all(None not in key for key in keys)
-    expected = con.execute(COHORT_SQL[COHORT.get(task.family, "stay")]).fetchone()
+    expected = con.execute(cohort_sql).fetchone()
     assert expected is not None and table.num_rows == expected[0] > 0
 
+    single = SINGLE_VALUED.get(task.family, {})
     for column in spec.scored_columns:
-        distinct = set(table.column(column).to_pylist())
-        assert len(distinct - {None}) >= 2, f"{column} is degenerate: {distinct}"
+        distinct = set(table.column(column).to_pylist()) - {None}
+        assert len(distinct) >= (1 if column in single else 2), f"{column} is degenerate"
 
     components, maximum = COMPONENTS.get(task.family, ([], 0))
     for column in components:
@@ -153,6 +203,66 @@ CROSS_CHECKS = {  # task: (key, concept table, columns compared)
     ),
     "mimic-charlson-raw": ("hadm_id", "charlson", ["age_score", "charlson_comorbidity_index"]),
     "mimic-sirs-24h-raw": ("stay_id", "sirs", ["sirs", "temp_score", "wbc_score"]),
+    "mimic-oasis-24h": (
+        "stay_id",
+        "oasis",
+        [
+            "oasis",
+            "preiculos_score",
+            "age_score",
+            "gcs_score",
+            "heart_rate_score",
+            "mbp_score",
+            "resp_rate_score",
+            "temp_score",
+            "urineoutput_score",
+            "mechvent_score",
+            "electivesurgery_score",
+        ],
+    ),
+    "mimic-sapsii-24h": (
+        "stay_id",
+        "sapsii",
+        [
+            "sapsii",
+            "age_score",
+            "hr_score",
+            "sysbp_score",
+            "temp_score",
+            "pao2fio2_score",
+            "uo_score",
+            "bun_score",
+            "wbc_score",
+            "potassium_score",
+            "sodium_score",
+            "bicarbonate_score",
+            "bilirubin_score",
+            "gcs_score",
+            "comorbidity_score",
+            "admissiontype_score",
+        ],
+    ),
+    # the concept reads gases over the whole stay, the task over the first day only
+    "mimic-apsiii-24h": (
+        "stay_id",
+        "apsiii",
+        [
+            "hr_score",
+            "mbp_score",
+            "temp_score",
+            "resp_rate_score",
+            "hematocrit_score",
+            "wbc_score",
+            "creatinine_score",
+            "uo_score",
+            "bun_score",
+            "sodium_score",
+            "albumin_score",
+            "bilirubin_score",
+            "glucose_score",
+            "gcs_score",
+        ],
+    ),
 }
 
 
@@ -177,3 +287,48 @@ def test_reference_agrees_with_the_library_concept(synthetic, name: str) -> None
         )
     ]
     assert differ == [], [(k, ours[k], theirs[k]) for k in differ[:5]]
+
+
+@pytest.mark.parametrize(
+    ("name", "concept", "columns"),
+    [
+        ("mimic-ventilation", "ventilation", "stay_id, starttime, endtime, ventilation_status"),
+        (
+            "mimic-sepsis3-raw",
+            "sepsis3",
+            "stay_id, antibiotic_time, culture_time, suspected_infection_time, sofa_time, "
+            "sofa_score, respiration, coagulation, liver, cardiovascular, cns, renal",
+        ),
+    ],
+)
+def test_episode_and_onset_rows_agree_with_the_library(
+    synthetic, name: str, concept: str, columns: str
+) -> None:
+    """The task references rebuild the library's episodes and Sepsis-3 onsets row for row."""
+    catalog, con = synthetic
+    table = run_reference(catalog.task(name), con)
+    assert table.num_rows > 5
+    con.register("task_rows", table)
+    ours = set(con.execute(f"SELECT {columns} FROM task_rows").fetchall())
+    theirs = set(con.execute(f"SELECT {columns} FROM mimiciv_derived.{concept}").fetchall())
+    assert ours == theirs
+
+
+def test_date_only_cultures_are_the_only_disagreement_with_the_concept(synthetic) -> None:
+    """The task picks a date-only culture before a timed one of the same date; the concept
+    Sepsis-3 reads does the opposite. Every other antibiotic row agrees."""
+    catalog, con = synthetic
+    table = run_reference(catalog.task("mimic-suspicion-infection"), con)
+    con.register("task_rows", table)
+    rows = con.execute(
+        """
+        SELECT
+            t.culture_time = DATE_TRUNC('DAY', t.culture_time),
+            t.culture_time IS NOT DISTINCT FROM c.culture_time
+        FROM task_rows AS t
+        JOIN mimiciv_derived.suspicion_of_infection AS c USING (subject_id, ab_id)
+        """
+    ).fetchall()
+    assert len(rows) == table.num_rows
+    differing = [midnight for midnight, same in rows if not same]
+    assert all(differing) and len(differing) < len(rows) // 2
