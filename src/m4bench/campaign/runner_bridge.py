@@ -1,16 +1,125 @@
-"""The real run function: one planned run executed by the runner."""
+"""The real run function: one planned run executed by :mod:`m4bench.runner`.
+
+The runner keeps its own files (attempt directories with the agent's workdir, logs and
+artifacts) under ``<results>/work/<run_id>/``. Its ``result.json`` there is renamed to
+``runner-result.json`` as soon as the runner returns: the campaign's own
+``<results>/runs/<run_id>/result.json``, which embeds the runner's record, is the only
+``result.json`` of a run, so readers that collect every ``result.json`` of a results
+tree see each run once.
+
+A runner ``harness_error`` is raised as :class:`InfrastructureError` (the run did not
+happen: retried, and left missing if retries run out); every other status, agent
+failures included, is an outcome.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from m4bench.campaign.retry import RunFn
-from m4bench.errors import M4BenchError
+from m4bench.campaign.identity import PlannedRun
+from m4bench.campaign.records import RunOutcome, Usage
+from m4bench.campaign.retry import InfrastructureError
+from m4bench.home import DataHome
+from m4bench.runner import (
+    ResultRecord,
+    RunOptions,
+    RunSpec,
+    execute_run,
+    is_complete,
+    load_result,
+)
+
+WORK_DIR = "work"
+RUNNER_RESULT = "result.json"
+KEPT_AS = "runner-result.json"
+DEFAULT_SOURCES = {"mimic-iv": "synthetic-mimic-iv", "eicu": "synthetic-eicu"}
 
 
-def runner_run_function(results: Path) -> RunFn:
-    """A run function over ``m4bench.runner``; fails clearly while it is unavailable."""
-    raise M4BenchError(
-        "real agent runs need the runner (m4bench.runner), which this build lacks",
-        hint="rehearse the campaign with --simulate until the runner is installed",
+@dataclass(frozen=True)
+class RunnerRunFn:
+    """A picklable run function (it travels to Ray workers)."""
+
+    home: Path
+    results: Path
+    sources: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_SOURCES))
+    sandbox: str | None = None
+    endpoint: str | None = None
+
+    def __call__(self, run: PlannedRun) -> RunOutcome:
+        work = self.results / WORK_DIR
+        finished = _finished_earlier(work / run.run_id)
+        if finished is not None:
+            return outcome_from_record(finished)
+        options = RunOptions(endpoint=self.endpoint)
+        if self.sandbox is not None:
+            options = RunOptions(sandbox=self.sandbox, endpoint=self.endpoint)
+        record = execute_run(
+            spec_for(run),
+            home=DataHome.from_env(self.home),
+            source=self.sources[dataset_of(run.cell.task)],
+            results_dir=work,
+            timeout=run.timeout_seconds,
+            options=options,
+        )
+        _set_aside_runner_records(work / run.run_id)
+        if record.status == "harness_error":
+            raise InfrastructureError(record.error or record.status_detail)
+        return outcome_from_record(record)
+
+
+def spec_for(run: PlannedRun) -> RunSpec:
+    cell = run.cell
+    return RunSpec.model_validate(
+        {
+            "task": cell.task,
+            "condition": cell.condition,
+            "schema": cell.schema_name,
+            "agent": cell.agent,
+            "model": cell.model,
+            "reasoning": cell.reasoning,
+            "trial": run.trial,
+        }
     )
+
+
+def dataset_of(task: str) -> str:
+    """Task names start with their dataset's prefix (``mimic-``, ``eicu-``)."""
+    return "eicu" if task.startswith("eicu-") else "mimic-iv"
+
+
+def outcome_from_record(record: ResultRecord) -> RunOutcome:
+    usage = record.usage
+    cached = usage.input_cache_read
+    return RunOutcome(
+        reward=record.reward,
+        failure_reason=None if record.status == "ok" else record.status,
+        publishable=record.publishable,
+        usage=Usage(
+            input_tokens=usage.input_uncached + cached + usage.input_cache_write,
+            cached_input_tokens=cached,
+            output_tokens=usage.output,
+            cost_usd=usage.cost_usd,
+        ),
+        elapsed_seconds=record.timings.total,
+        record=record.model_dump(mode="json", by_alias=True),
+    )
+
+
+def _finished_earlier(run_dir: Path) -> ResultRecord | None:
+    """A run the runner finished but the campaign never recorded (the campaign process
+    died in between): adopt it instead of paying for the run again."""
+    produced = run_dir / RUNNER_RESULT
+    if not produced.exists():
+        return None
+    complete = is_complete(run_dir)
+    record = load_result(run_dir) if complete else None
+    _set_aside_runner_records(run_dir)
+    return record
+
+
+def _set_aside_runner_records(run_dir: Path) -> None:
+    """Rename the runner's result.json (also one left by an attempt cut short)."""
+    produced = run_dir / RUNNER_RESULT
+    if produced.exists():
+        produced.replace(run_dir / KEPT_AS)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -32,6 +33,7 @@ from m4bench.campaign.progress import LiveProgress
 from m4bench.campaign.selection import TaskFacts, facts_from_catalog
 from m4bench.campaign.simulate_spec import parse_simulation
 from m4bench.campaign.status import CampaignStatus
+from m4bench.cli.common import HomeOption, resolve_home
 from m4bench.errors import M4BenchError
 
 app = typer.Typer(help="Plan, run, resume and inspect campaigns.", no_args_is_help=True)
@@ -64,7 +66,7 @@ def plan_command(
 ) -> None:
     """Print the planned runs of a profile and their count."""
     loaded = load_profile(profile)
-    catalog = _catalog(loaded)
+    catalog = _catalog(loaded, required=True)
     options = PlanOptions(tuple(agent or ()), tuple(model or ()), trials, strict=False)
     planned = plan_campaign(loaded, options, catalog)
     console = Console()
@@ -106,13 +108,24 @@ def run_command(
             help="Rehearse without agents: 'seconds=0.5:2,fail=0.1,transient=0.05,infra=0.02'.",
         ),
     ] = None,
+    sandbox: Annotated[
+        str | None, typer.Option("--sandbox", help="bwrap (Linux default), docker or none.")
+    ] = None,
+    endpoint: Annotated[
+        str | None, typer.Option("--endpoint", help="OpenAI-compatible base URL (react).")
+    ] = None,
+    source: Annotated[
+        list[str] | None,
+        typer.Option("--source", help="Data source per dataset, e.g. mimic-iv=mimic-iv-3.1."),
+    ] = None,
+    home: HomeOption = None,
     progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
 ) -> None:
     """Run every planned run that has no complete result record yet."""
     loaded = load_profile(profile)
     options = PlanOptions(tuple(agent or ()), tuple(model or ()), trials, strict=simulate is None)
-    planned = plan_campaign(loaded, options, _catalog(loaded))
-    run_fn = _run_function(simulate, results)
+    planned = plan_campaign(loaded, options, _catalog(loaded, required=simulate is None))
+    run_fn = _run_function(simulate, results, AgentOptions(home, sandbox, endpoint, source or []))
     policy = loaded.retry
     if simulate is not None:
         policy = policy.model_copy(update={"base_delay_seconds": 0.01, "max_delay_seconds": 0.1})
@@ -162,22 +175,50 @@ def status_command(
         typer.echo(f"{len(status.unplanned)} run directories not in the plan")
 
 
-def _catalog(profile: Profile) -> list[TaskFacts] | None:
-    """The task catalog's facts; only a profile with selectors fails without it."""
+def _catalog(profile: Profile, required: bool) -> list[TaskFacts] | None:
+    """The task catalog's facts, when selectors or a task check need them.
+
+    Only a profile with selectors fails without a catalog.
+    """
+    selects = any(block.tasks is None for block in profile.blocks)
+    if not (selects or required):
+        return None
     try:
         return facts_from_catalog()
     except M4BenchError:
-        if any(block.tasks is None for block in profile.blocks):
+        if selects:
             raise
         return None
 
 
-def _run_function(simulate: str | None, results: Path) -> RunFn:
+def _run_function(simulate: str | None, results: Path, agent_options: AgentOptions) -> RunFn:
     if simulate is not None:
         return parse_simulation(simulate)
-    from m4bench.campaign.runner_bridge import runner_run_function
+    from m4bench.campaign.runner_bridge import DEFAULT_SOURCES, RunnerRunFn
 
-    return runner_run_function(results)
+    sources = dict(DEFAULT_SOURCES)
+    for item in agent_options.sources:
+        dataset, sep, name = item.partition("=")
+        if not sep or dataset not in sources or not name:
+            raise typer.BadParameter(
+                f"{item!r}: expected mimic-iv=NAME or eicu=NAME", param_hint="--source"
+            )
+        sources[dataset] = name
+    return RunnerRunFn(
+        home=resolve_home(agent_options.home).root,
+        results=results.expanduser().resolve(),
+        sources=sources,
+        sandbox=agent_options.sandbox,
+        endpoint=agent_options.endpoint,
+    )
+
+
+@dataclass(frozen=True)
+class AgentOptions:
+    home: Path | None
+    sandbox: str | None
+    endpoint: str | None
+    sources: list[str]
 
 
 def _executor(
