@@ -56,8 +56,7 @@ def admissions_table(seed: int, cohort: Cohort) -> Columns:
     a = cohort.admissions
     n = len(a)
     died = a.deathtime >= 0
-    emergency = np.isin(a.admission_type, list(EMERGENCY_ADMISSION_TYPES))
-    ed_in = a.admittime - (np.round(rng.uniform(1, 10, n)) * HOUR).astype(np.int64)
+    emergency, ed_in = ed_times(seed, cohort)
     location = np.where(emergency, "EMERGENCY ROOM", _choice(rng, ADMISSION_LOCATIONS, n))
     discharge = np.where(died, "DIED", _choice(rng, DISCHARGE_LOCATIONS_ALIVE, n)).astype(object)
     discharge[~died & (rng.random(n) < 0.03)] = None
@@ -81,6 +80,15 @@ def admissions_table(seed: int, cohort: Cohort) -> Columns:
         "edouttime": _ts(np.where(emergency, a.admittime, -1)),
         "hospital_expire_flag": died.astype(np.int16),
     }
+
+
+def ed_times(seed: int, cohort: Cohort) -> tuple[np.ndarray, np.ndarray]:
+    """Which admissions came through the ED, and when they registered there (epoch s)."""
+    rng = stream_rng(seed, STREAM_ADMIN, 3)
+    a = cohort.admissions
+    emergency = np.isin(a.admission_type, list(EMERGENCY_ADMISSION_TYPES))
+    ed_in = a.admittime - (np.round(rng.uniform(1, 10, len(a)) * 4) * HOUR // 4).astype(np.int64)
+    return emergency, ed_in
 
 
 def _provider_ids(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -158,6 +166,10 @@ def transfers_table(seed: int, cohort: Cohort) -> Columns:
         (s.adm, "transfer", ward[s.adm], after_stay_end, after_end),
         (np.arange(n), "discharge", np.full(n, None, dtype=object), a.dischtime, np.full(n, -1)),
     ]
+    emergency, ed_in = ed_times(seed, cohort)
+    ed = np.flatnonzero(emergency)
+    ed_unit = np.full(len(ed), "Emergency Department", dtype=object)
+    parts.append((ed, "ED", ed_unit, ed_in[ed], a.admittime[ed]))
     adm = np.concatenate([p[0] for p in parts])
     event = np.concatenate([np.full(len(p[0]), p[1], dtype=object) for p in parts])
     unit = np.concatenate([p[2] for p in parts])
