@@ -12,6 +12,7 @@ from rich.console import Console
 
 from m4bench import __version__
 from m4bench.cli import analyze as analyze_cli
+from m4bench.cli import audit as audit_cli
 from m4bench.cli import campaign as campaign_cli
 from m4bench.cli import concepts as concepts_cli
 from m4bench.cli import data as data_cli
@@ -42,6 +43,7 @@ app.command("analyze")(analyze_cli.analyze_command)
 app.command("score")(score_cli.score_command)
 app.command("run")(run_cli.run_command)
 app.command("setup")(setup_cli.setup_command)
+app.command("audit")(audit_cli.audit_command)
 
 
 @app.command()

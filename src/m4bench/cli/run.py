@@ -14,6 +14,7 @@ from m4bench.errors import M4BenchError
 from m4bench.runner import CONDITIONS, SCHEMAS, ResultRecord, RunOptions, RunSpec, execute_run
 from m4bench.sandbox import SANDBOX_NAMES, default_sandbox_name
 from m4bench.tasks.catalog import load_catalog
+from m4bench.tasks.mutants import catalog_mutant_source
 
 DEFAULT_SOURCES = {"mimic-iv": "synthetic-mimic-iv", "eicu": "synthetic-eicu"}
 
@@ -30,7 +31,8 @@ def run_command(
         str,
         typer.Option(
             "--agent",
-            help="oracle, replay, react, claude-code, codex, gemini-cli, mini-swe-agent.",
+            help="oracle, replay, mutant:NAME, react, claude-code, codex, gemini-cli, "
+            "mini-swe-agent.",
         ),
     ],
     condition: Annotated[str, typer.Option("--condition", help="Skill condition.")] = "no-skill",
@@ -89,6 +91,7 @@ def run_command(
         timeout=timeout,
         endpoint=endpoint,
         replay_file=replay.resolve() if replay else None,
+        mutants=catalog_mutant_source(catalog),
         keep_workdir=keep_workdir,
         catalog=catalog,
     )

@@ -125,6 +125,9 @@ def lint_catalog(
         if run_references:
             findings.extend(check_reference_runs(task, factory))
     findings.extend(_lint_provenance(catalog))
+    from m4bench.tasks.mutant_lint import lint_mutants  # imports Finding from here
+
+    findings.extend(lint_mutants(catalog))
     return sorted(findings, key=lambda f: (str(f.path), f.line, f.rule))
 
 

@@ -1,0 +1,136 @@
+"""Lint rules for mutants: each is a real, small, well-formed change of its reference.
+
+Run by ``lint_catalog`` (``m4bench tasks lint``) after the per-task rules.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+from pathlib import Path
+
+import sqlglot
+
+from m4bench.errors import M4BenchError
+from m4bench.tasks.catalog import Catalog, Task
+from m4bench.tasks.lint import Finding
+from m4bench.tasks.mutants import MUTANTS_DIR, MUTANTS_FILE, Mutant, family_mutants
+from m4bench.tasks.reference import output_columns
+
+MUTANT_RULES: dict[str, str] = {
+    "mutants-file": "mutants.toml parses and validates; names are unique",
+    "mutants-count": "a family has at least four mutants, each reference file at least one",
+    "mutant-file": "every listed mutant has its SQL file and every SQL file is listed",
+    "mutant-reference": "a mutant changes a reference file that a task of the family uses",
+    "mutant-differs": "a mutant differs from its reference in meaning, not only in layout",
+    "mutant-small": "a mutant is a small change: few changed lines against its reference",
+    "mutant-columns": "a mutant outputs exactly the reference's columns, in order",
+    "mutant-moves": "the columns a mutant says it moves are scored by its tasks",
+}
+
+MIN_PER_FAMILY = 4
+MIN_PER_REFERENCE = 1
+MAX_CHANGED_LINES = 40
+
+
+def lint_mutants(catalog: Catalog) -> list[Finding]:
+    """Every mutant finding over the catalog's families."""
+    findings: list[Finding] = []
+    for family in catalog.families:
+        tasks = catalog.family(family)
+        findings.extend(_lint_family(tasks[0].family_dir, tasks))
+    return findings
+
+
+def _lint_family(family_dir: Path, tasks: list[Task]) -> Iterator[Finding]:
+    toml = family_dir / MUTANTS_FILE
+    try:
+        mutants = family_mutants(family_dir)
+    except M4BenchError as exc:
+        yield Finding("mutants-file", toml, 1, exc.message)
+        return
+    yield from _count_rules(toml, mutants, tasks)
+    yield from _orphans(family_dir, mutants)
+    for mutant in mutants:
+        yield from _one_mutant(mutant, tasks)
+
+
+def _count_rules(toml: Path, mutants: list[Mutant], tasks: list[Task]) -> Iterator[Finding]:
+    if len(mutants) < MIN_PER_FAMILY:
+        yield Finding(
+            "mutants-count", toml, 1, f"{len(mutants)} mutants, at least {MIN_PER_FAMILY} needed"
+        )
+    for reference in sorted({t.card.reference.file for t in tasks}):
+        count = sum(1 for m in mutants if m.spec.reference == reference)
+        if count < MIN_PER_REFERENCE:
+            yield Finding("mutants-count", toml, 1, f"no mutant changes {reference}")
+
+
+def _orphans(family_dir: Path, mutants: list[Mutant]) -> Iterator[Finding]:
+    listed = {m.path.name for m in mutants}
+    folder = family_dir / MUTANTS_DIR
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.sql")):
+            if path.name not in listed:
+                yield Finding("mutant-file", path, 1, f"not listed in {MUTANTS_FILE}")
+
+
+def _one_mutant(mutant: Mutant, tasks: list[Task]) -> Iterator[Finding]:
+    users = [t for t in tasks if mutant.applies_to(t)]
+    if not users:
+        yield Finding(
+            "mutant-reference",
+            mutant.family_dir / MUTANTS_FILE,
+            1,
+            f"mutant {mutant.name}: no task of the family uses {mutant.spec.reference}",
+        )
+        return
+    if not mutant.path.exists():
+        yield Finding("mutant-file", mutant.path, 1, f"mutant {mutant.name} has no SQL file")
+        return
+    reference = users[0].reference_sql
+    yield from _change_rules(mutant, reference)
+    scored = {c for t in users for c in t.card.evaluation.scored_columns}
+    unknown = [c for c in mutant.spec.moves if c not in scored]
+    if unknown:
+        yield Finding(
+            "mutant-moves",
+            mutant.family_dir / MUTANTS_FILE,
+            1,
+            f"mutant {mutant.name}: moves columns that are not scored: {unknown}",
+        )
+
+
+def changed_lines(reference: str, mutant: str) -> int:
+    """Lines added or removed going from ``reference`` to ``mutant``."""
+    diff = difflib.unified_diff(reference.splitlines(), mutant.splitlines(), lineterm="", n=0)
+    return sum(1 for line in diff if line[:1] in "+-" and not line.startswith(("+++", "---")))
+
+
+def normalized(sql: str) -> str:
+    """The query as sqlglot prints it: layout and comments do not count."""
+    parsed = sqlglot.parse_one(sql, read="duckdb")
+    return parsed.sql(dialect="duckdb", comments=False, normalize=True)
+
+
+def _change_rules(mutant: Mutant, reference: str) -> Iterator[Finding]:
+    path = mutant.path
+    sql = mutant.sql
+    try:
+        same = normalized(sql) == normalized(reference)
+        columns = output_columns(sql, str(path))
+    except (M4BenchError, sqlglot.errors.SqlglotError) as exc:
+        yield Finding("mutant-differs", path, 1, f"does not parse: {exc}")
+        return
+    if same:
+        yield Finding("mutant-differs", path, 1, "same query as the reference (layout only)")
+    if columns != output_columns(reference):
+        yield Finding("mutant-columns", path, 1, f"outputs {columns}, not the reference's")
+    count = changed_lines(reference, sql)
+    if count > MAX_CHANGED_LINES:
+        yield Finding(
+            "mutant-small",
+            path,
+            1,
+            f"{count} changed lines against the reference (at most {MAX_CHANGED_LINES})",
+        )

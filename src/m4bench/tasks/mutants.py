@@ -1,0 +1,152 @@
+"""Mutants: known-wrong variants of a family's reference, stored beside it.
+
+A family folder may hold ``mutants.toml`` and a ``mutants/`` folder of SQL files. Each
+mutant is the reference query with one small, named, clinically plausible mistake (a
+window off by hours, a strict bin boundary, a unit not converted, a filter dropped).
+They prove that the scorer tells a right derivation from a plausible wrong one: the
+audit (:mod:`m4bench.validity`) scores every mutant and expects each below 1.0, and
+the ``mutant:NAME`` agent runs one through the harness like any agent.
+
+``mutants.toml``::
+
+    format_version = 1
+
+    [[mutant]]
+    name = "window-shifted-6h"
+    rationale = "the 24-hour window starts at admission instead of 6 hours before"
+    reference = "reference.sql"        # the reference it changes (default)
+    moves = ["gcs_min"]                # scored columns it is meant to move (optional)
+
+A mutant applies to every task whose card names its reference file.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from m4bench.errors import M4BenchError
+from m4bench.tasks.catalog import Catalog, Task
+
+MUTANTS_FILE = "mutants.toml"
+MUTANTS_DIR = "mutants"
+
+
+class MutantSpec(BaseModel):
+    """One ``[[mutant]]`` entry of ``mutants.toml``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    rationale: str = Field(min_length=10, description="the mistake, in one line")
+    reference: str = Field(default="reference.sql", description="the reference it changes")
+    moves: list[str] = Field(
+        default_factory=list, description="scored columns the mistake is meant to move"
+    )
+
+
+class MutantsFile(BaseModel):
+    """The validated content of a family's ``mutants.toml``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    format_version: Literal[1] = 1
+    mutant: list[MutantSpec] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One mutant of one family, with its SQL file."""
+
+    family: str
+    spec: MutantSpec
+    family_dir: Path
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def path(self) -> Path:
+        return self.family_dir / MUTANTS_DIR / f"{self.spec.name}.sql"
+
+    @property
+    def reference_path(self) -> Path:
+        return self.family_dir / self.spec.reference
+
+    @cached_property
+    def sql(self) -> str:
+        try:
+            return self.path.read_text(encoding="utf-8")
+        except FileNotFoundError as exc:
+            raise M4BenchError(
+                f"{self.path}: mutant {self.name!r} has no SQL file",
+                hint=f"add the file or remove the entry from {MUTANTS_FILE}",
+            ) from exc
+
+    def applies_to(self, task: Task) -> bool:
+        return task.family == self.family and task.card.reference.file == self.spec.reference
+
+
+def parse_mutants_file(path: Path) -> MutantsFile:
+    """Parse and validate ``mutants.toml``; errors name the file and field."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return MutantsFile()
+    except tomllib.TOMLDecodeError as exc:
+        raise M4BenchError(f"{path}: not valid TOML: {exc}", hint="fix the syntax") from exc
+    try:
+        parsed = MutantsFile.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise M4BenchError(
+            f"{path}: [{field}] {first['msg']}", hint="see docs/validity.md for the format"
+        ) from exc
+    names = [m.name for m in parsed.mutant]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise M4BenchError(f"{path}: duplicate mutant names {duplicates}")
+    return parsed
+
+
+def family_mutants(family_dir: Path) -> list[Mutant]:
+    """The mutants of the family at ``family_dir``, in file order."""
+    parsed = parse_mutants_file(family_dir / MUTANTS_FILE)
+    return [
+        Mutant(family=family_dir.name, spec=spec, family_dir=family_dir) for spec in parsed.mutant
+    ]
+
+
+def task_mutants(task: Task) -> list[Mutant]:
+    """The mutants that apply to ``task`` (those of its reference file)."""
+    return [m for m in family_mutants(task.family_dir) if m.applies_to(task)]
+
+
+def find_mutant(task: Task, name: str) -> Mutant:
+    """The mutant ``name`` of ``task``; an unknown name lists the known ones."""
+    known = task_mutants(task)
+    for mutant in known:
+        if mutant.name == name:
+            return mutant
+    listed = ", ".join(m.name for m in known) or "none"
+    raise M4BenchError(
+        f"task {task.name} has no mutant named {name!r} (known: {listed})",
+        hint=f"see {task.family_dir / MUTANTS_FILE}",
+    )
+
+
+def catalog_mutant_source(catalog: Catalog) -> Callable[[str, str], str]:
+    """A ``(task name, mutant name) -> SQL`` lookup over ``catalog`` for the runner."""
+
+    def lookup(task_name: str, mutant_name: str) -> str:
+        return find_mutant(catalog.task(task_name), mutant_name).sql
+
+    return lookup

@@ -1,0 +1,188 @@
+"""``audit``: every task's reference and mutants through the real scorer, plus rule coverage.
+
+For each reference file the reference query and each of its mutants run once on the
+source (in-process, read-only; no sandbox) and are written as CSV exactly like the
+oracle agent writes its output. Each output is then scored by :class:`Scorer` against
+the provisioned ground truth of every task sharing that reference. A task passes when
+its reference scores 1.0, every mutant scores below 1.0 and every scored column is
+moved (a value differs on a key both share) by at least one mutant.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from m4bench.concepts.build import build_concepts
+from m4bench.errors import M4BenchError
+from m4bench.home import DataHome
+from m4bench.provision.ground_truth import build_ground_truth, task_key
+from m4bench.scoring import Score, Scorer
+from m4bench.sources.layout import Source
+from m4bench.tasks.catalog import Catalog, Task, load_catalog
+from m4bench.tasks.mutants import Mutant, task_mutants
+from m4bench.tasks.reference import ordered_query, output_columns
+from m4bench.validity.coverage import count_bin, load_coverage
+from m4bench.validity.model import AuditReport, BinCoverage, MutantResult, TaskAudit
+
+StepHook = Callable[[str, int], None]  # (what is being done, total steps)
+
+
+@dataclass(frozen=True)
+class _Output:
+    """One query's rows written as CSV, or why it could not run."""
+
+    path: Path | None
+    error: str | None
+
+
+def select_audit_tasks(catalog: Catalog, dataset: str, names: Sequence[str] | None) -> list[Task]:
+    """The named tasks (all of ``dataset`` when None); a task of another dataset is an error."""
+    if names is None:
+        return [t for t in catalog.tasks if t.card.dataset == dataset]
+    tasks = [catalog.task(name) for name in dict.fromkeys(names)]
+    for task in tasks:
+        if task.card.dataset != dataset:
+            raise M4BenchError(
+                f"task {task.name} is a {task.card.dataset} task, the source is {dataset}",
+                hint="pick a source of the task's dataset with --source",
+            )
+    return tasks
+
+
+def audit(
+    source: Source,
+    tasks: Sequence[str] | None = None,
+    *,
+    home: DataHome,
+    catalog: Catalog | None = None,
+    on_step: StepHook | None = None,
+) -> AuditReport:
+    """Audit ``tasks`` (default: every task of the source's dataset) on ``source``."""
+    chosen = select_audit_tasks(catalog or load_catalog(), source.manifest.dataset, tasks)
+    if source.manifest.dataset == "mimic-iv":
+        build_concepts(source, progress=False)
+    groups: dict[str, list[Task]] = {}
+    for task in chosen:
+        groups.setdefault(task_key(task), []).append(task)
+    total = sum(1 + len(task_mutants(g[0])) for g in groups.values()) + len(groups)
+    step = _counter(on_step, total)
+    results: list[TaskAudit] = []
+    coverage: list[BinCoverage] = []
+    con = source.connect(read_only=True)
+    try:
+        with tempfile.TemporaryDirectory(prefix="m4bench-audit-") as scratch:
+            for key in sorted(groups):
+                group = groups[key]
+                truth = build_ground_truth(home, source, group[0]).path
+                outputs = _run_all(con, group[0], Path(scratch) / key.replace("/", "__"), step)
+                results += [_audit_task(task, truth, outputs) for task in group]
+                step(f"coverage {key}")
+                coverage += _coverage(group[0], truth, con)
+    finally:
+        con.close()
+    return AuditReport(
+        source=source.name,
+        dataset=source.manifest.dataset,
+        tasks=sorted(results, key=lambda t: t.task),
+        coverage=coverage,
+    )
+
+
+def _counter(on_step: StepHook | None, total: int) -> Callable[[str], None]:
+    def step(label: str) -> None:
+        if on_step is not None:
+            on_step(label, total)
+
+    return step
+
+
+def _run_all(
+    con: duckdb.DuckDBPyConnection, task: Task, folder: Path, step: Callable[[str], None]
+) -> dict[str | None, tuple[Mutant | None, _Output]]:
+    """The reference (key None) and each mutant of ``task``, written under ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    step(f"{task.name}: reference")
+    outputs: dict[str | None, tuple[Mutant | None, _Output]] = {
+        None: (None, run_query(con, task, task.reference_sql, folder / "reference.csv"))
+    }
+    for mutant in task_mutants(task):
+        step(f"{task.name}: mutant {mutant.name}")
+        target = folder / f"mutant-{mutant.name}.csv"
+        outputs[mutant.name] = (mutant, run_query(con, task, mutant.sql, target))
+    return outputs
+
+
+def run_query(con: duckdb.DuckDBPyConnection, task: Task, sql: str, target: Path) -> _Output:
+    """Write ``sql``'s rows, sorted like the ground truth, as the oracle's CSV would be."""
+    try:
+        columns = output_columns(sql, str(target.name))
+        query = ordered_query(sql, task.card.evaluation.key_columns, columns)
+        escaped = str(target).replace("'", "''")
+        con.execute(f"COPY (\n{query}\n) TO '{escaped}' (FORMAT CSV, HEADER)")
+    except (M4BenchError, duckdb.Error) as exc:
+        return _Output(None, str(exc).splitlines()[0])
+    return _Output(target, None)
+
+
+def _audit_task(
+    task: Task, truth: Path, outputs: dict[str | None, tuple[Mutant | None, _Output]]
+) -> TaskAudit:
+    spec = task.card.evaluation
+    mutants: list[MutantResult] = []
+    with Scorer(spec, truth) as scorer:
+        reference = outputs[None][1]
+        ref_score = scorer.score(reference.path) if reference.path is not None else None
+        for name in [n for n in outputs if n is not None]:
+            mutant, output = outputs[name]
+            assert mutant is not None
+            score = scorer.score(output.path) if output.path is not None else None
+            mutants.append(_mutant_result(mutant, score, output.error))
+    moved = {c for m in mutants for c in m.moved_columns}
+    unmoved = [c for c in spec.scored_columns if c not in moved]
+    uncaught = [m.name for m in mutants if not m.caught]
+    return TaskAudit(
+        task=task.name,
+        family=task.family,
+        reference_reward=ref_score.reward if ref_score is not None else None,
+        reference_error=reference.error,
+        scored_columns=list(spec.scored_columns),
+        mutants=mutants,
+        unmoved_columns=unmoved,
+        uncaught_mutants=uncaught,
+        all_mutants_below_one=bool(mutants) and not uncaught,
+        all_columns_moved=not unmoved,
+    )
+
+
+def _mutant_result(mutant: Mutant, score: Score | None, error: str | None) -> MutantResult:
+    if score is None:
+        return MutantResult(
+            name=mutant.name,
+            rationale=mutant.spec.rationale,
+            reward=None,
+            expected_moves=list(mutant.spec.moves),
+            error=error or "the mutant produced no output",
+        )
+    return MutantResult(
+        name=mutant.name,
+        rationale=mutant.spec.rationale,
+        reward=score.reward,
+        strict_pass=score.strict_pass,
+        moved_columns=[c.column for c in score.columns if c.mismatched > 0],
+        expected_moves=list(mutant.spec.moves),
+        missing_keys=score.keys.missing_keys,
+        extra_keys=score.keys.extra_keys,
+        duplicate_rows=score.keys.duplicate_rows,
+        error=f"scoring failed: {score.failure}" if score.failure is not None else None,
+    )
+
+
+def _coverage(task: Task, truth: Path, con: duckdb.DuckDBPyConnection) -> list[BinCoverage]:
+    reference = task.card.reference.file
+    bins = [b for b in load_coverage(task.family_dir) if b.reference == reference]
+    return [count_bin(task.family, b, truth, con) for b in bins]

@@ -1,0 +1,123 @@
+"""The audit's records: what each mutant scored, which columns it moved, which bins rows reach."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field
+
+AUDIT_FORMAT_VERSION: Literal[1] = 1
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class MutantResult(_Record):
+    """One mutant scored against one task's ground truth."""
+
+    name: str
+    rationale: str
+    reward: float | None = Field(description="None when the mutant's SQL failed to run")
+    strict_pass: bool = False
+    moved_columns: list[str] = Field(
+        default_factory=list, description="scored columns whose values differ on shared keys"
+    )
+    expected_moves: list[str] = Field(default_factory=list)
+    missing_keys: int = 0
+    extra_keys: int = 0
+    duplicate_rows: int = 0
+    error: str | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def caught(self) -> bool:
+        """The scorer told this mutant from the reference."""
+        return self.error is None and self.reward is not None and self.reward < 1.0
+
+
+class TaskAudit(_Record):
+    """Per task: the reference's own reward, every mutant's result, and the verdicts."""
+
+    task: str
+    family: str
+    reference_reward: float | None
+    reference_error: str | None = None
+    scored_columns: list[str]
+    mutants: list[MutantResult]
+    unmoved_columns: list[str] = Field(description="scored columns no mutant moved")
+    uncaught_mutants: list[str] = Field(description="mutants scoring 1.0 or failing to run")
+    all_mutants_below_one: bool
+    all_columns_moved: bool
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def passed(self) -> bool:
+        return (
+            self.reference_reward == 1.0 and self.all_mutants_below_one and self.all_columns_moved
+        )
+
+
+class BinCoverage(_Record):
+    """How many rows reach one named scoring bin or branch of a reference."""
+
+    family: str
+    name: str
+    reference: str
+    rows: int | None = Field(description="None when the predicate failed to run")
+    exception: str | None = Field(default=None, description="why zero rows is accepted")
+    error: str | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def reached(self) -> bool:
+        return self.rows is not None and self.rows > 0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def passed(self) -> bool:
+        return self.error is None and (self.reached or self.exception is not None)
+
+
+class AuditReport(_Record):
+    """The whole audit of one source."""
+
+    format_version: Literal[1] = AUDIT_FORMAT_VERSION
+    source: str
+    dataset: str
+    tasks: list[TaskAudit]
+    coverage: list[BinCoverage]
+
+    @property
+    def gaps(self) -> list[BinCoverage]:
+        """Bins no row reaches and no exception explains, or whose predicate failed."""
+        return [b for b in self.coverage if not b.passed]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def mutants_passed(self) -> bool:
+        return all(t.passed for t in self.tasks)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def coverage_passed(self) -> bool:
+        return not self.gaps
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def passed(self) -> bool:
+        return self.mutants_passed and self.coverage_passed
+
+    def failures(self) -> list[str]:
+        """One line per failed verdict, naming the task, mutant, column or bin."""
+        lines: list[str] = []
+        for t in self.tasks:
+            if t.reference_reward != 1.0:
+                why = t.reference_error or f"reward {t.reference_reward}"
+                lines.append(f"{t.task}: the reference itself does not score 1.0 ({why})")
+            lines += [f"{t.task}: mutant {m} is not caught" for m in t.uncaught_mutants]
+            lines += [f"{t.task}: no mutant moves column {c}" for c in t.unmoved_columns]
+        for b in self.gaps:
+            detail = b.error or "no row reaches it"
+            lines.append(f"{b.family}: bin {b.name} ({b.reference}): {detail}")
+        return lines
