@@ -188,6 +188,11 @@ def test_transfers_carry_the_stay_id(con: duckdb.DuckDBPyConnection) -> None:
     assert (
         one(con, "SELECT COUNT(*) - COUNT(DISTINCT transfer_id) FROM mimiciv_hosp.transfers") == 0
     )
+    ed_mismatch = """SELECT COUNT(*) FROM mimiciv_hosp.transfers t
+        JOIN mimiciv_hosp.admissions a USING (hadm_id)
+        WHERE t.eventtype = 'ED' AND (t.intime <> a.edregtime OR t.outtime <> a.edouttime)"""
+    assert one(con, ed_mismatch) == 0
+    assert one(con, "SELECT COUNT(*) FROM mimiciv_hosp.transfers WHERE eventtype = 'ED'") > 0  # type: ignore[operator]
 
 
 def test_ids_and_specimens(con: duckdb.DuckDBPyConnection) -> None:
