@@ -49,7 +49,11 @@ class Bench:
         }
         option_fields = {k: v for k, v in fields.items() if k not in spec_fields}
         spec = RunSpec.model_validate({"task": task, "agent": agent, **spec_fields})
-        options = RunOptions(sandbox=sandbox, catalog=self.catalog, **option_fields)  # type: ignore[arg-type]
+        options = RunOptions(
+            sandbox=sandbox,
+            catalog=self.catalog,
+            **option_fields,  # type: ignore[arg-type]
+        )
         return execute_run(
             spec, home=self.home, source=SOURCE, results_dir=results, options=options
         )
