@@ -6,8 +6,10 @@
 * ``with-skill-rawsql``: the task's reference query wrapped as a skill.
 * ``with-skill-all``: every skill of the catalog, each in the variant whose carrier
   task best matches this task: the task itself first, then the same database, then the
-  same mode, then the carrier's name. So a MIMIC-IV task never gets the eICU variant of
-  a skill that has a MIMIC-IV one, and a raw task gets raw variants where they exist.
+  same mode, then a carrier holding that skill alone (the sepsis-3 task bundles its own
+  copies of its input skills), then the carrier's name. So a MIMIC-IV task never gets the
+  eICU variant of a skill that has a MIMIC-IV one, and a raw task gets raw variants where
+  they exist.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ def all_skills(task: Task, catalog: Catalog) -> list[SkillFile]:
                 other.name != task.name,
                 other.card.dataset != task.card.dataset,
                 other.card.mode != task.card.mode,
+                len(other.skill_paths),
                 other.name,
             ),
         )
