@@ -1,85 +1,82 @@
-"""Sandbox overhead per run: bwrap start plus a no-op agent, side by side with no sandbox.
+"""Harness overhead per run: everything except the agent's own time. Target: <= 1 s median.
 
-Measures, as the median of N runs each:
-  plain      the no-op command (``true``) started directly
-  none       the same through the ``none`` backend (spec, logs, process group)
-  bwrap      the same inside bwrap (namespaces, mounts, rlimits, unprivileged uid)
-  bwrap+proxy  bwrap with proxy networking (egress proxy + in-sandbox bridge)
-and prints each median with its ratio to ``plain``. The target for the whole harness
-overhead per run (everything except agent time) is a median of at most 1 s; this
-script covers the sandbox share of it.
+Builds (once, in a temporary data home) a small synthetic MIMIC-IV source provisioned
+for one task, then executes runs of a no-op agent (a replay of ``true``) and reports,
+side by side, the median harness time (preparation, canary, scoring, keeping artifacts
+and writing the record) with the bwrap sandbox, with the catalog loaded once (as a
+campaign does) and reloaded per run (as a single ``m4bench run`` does), and with the
+``none`` backend for comparison.
 
-Run: .venv/bin/python bench/run_overhead.py [--runs N]
+Run: .venv/bin/python bench/run_overhead.py [--runs N] [--task T] [--stays N]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-from m4bench.sandbox import BwrapSandbox, NetworkMode, NoSandbox, SandboxSpec
+from m4bench.concepts.build import build_concepts
+from m4bench.home import DataHome
+from m4bench.provision.provisioner import setup
+from m4bench.runner import ResultRecord, RunOptions, RunSpec, execute_run
+from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
+from m4bench.tasks.catalog import load_catalog
+
+SOURCE = "bench-mimic"
+TARGET_SECONDS = 1.0
 
 
-def _spec(root: Path, index: int, network: NetworkMode) -> SandboxSpec:
-    workdir = root / f"run{index}" / "workdir"
-    workdir.mkdir(parents=True)
-    allowed = ("127.0.0.1:9",) if network is NetworkMode.PROXY else ()
-    return SandboxSpec(
-        workdir=workdir,
-        log_dir=root / f"run{index}" / "logs",
-        env={"PATH": "/usr/bin:/bin"},
-        network=network,
-        allowed_endpoints=allowed,
+def series(
+    home: DataHome, results: Path, task: str, options: RunOptions, runs: int
+) -> list[ResultRecord]:
+    records = []
+    for trial in range(1, runs + 1):
+        spec = RunSpec(task=task, agent="replay", trial=trial)
+        record = execute_run(spec, home=home, source=SOURCE, results_dir=results, options=options)
+        if record.status != "no_output":
+            raise SystemExit(f"unexpected status {record.status}: {record.error}")
+        records.append(record)
+    return records
+
+
+def report(label: str, records: list[ResultRecord]) -> None:
+    def median(name: str) -> float:
+        return statistics.median(getattr(r.timings, name) for r in records)
+
+    harness = median("harness")
+    print(
+        f"{label:34s} harness {harness:6.3f} s  (prepare {median('prepare'):.3f}, "
+        f"canary {median('canary'):.3f}, finish {median('finish'):.3f})  "
+        f"agent {median('agent'):.3f} s  target ratio {harness / TARGET_SECONDS:.2f}"
     )
-
-
-def _median_seconds(runs: int, once: Callable[[int], None]) -> float:
-    times = []
-    for index in range(runs):
-        started = time.perf_counter()
-        once(index)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--task", default="mimic-sofa-24h-raw")
+    parser.add_argument("--stays", type=int, default=200)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="m4bench-overhead-") as tmp:
-        root = Path(tmp)
-        bwrap, none = BwrapSandbox(), NoSandbox()
-
-        def sandboxed(name: str, backend: BwrapSandbox | NoSandbox, net: NetworkMode) -> float:
-            base = root / name
-            base.mkdir()
-
-            def once(i: int) -> None:
-                result = backend.run(["true"], _spec(base, i, net), timeout=60)
-                if result.returncode != 0:
-                    raise SystemExit(f"{name}: no-op failed: {result.stderr_path.read_text()}")
-
-            return _median_seconds(args.runs, once)
-
-        plain = _median_seconds(args.runs, lambda _: subprocess.run(["true"], check=True))
-        rows = [
-            ("plain", plain),
-            ("none", sandboxed("none", none, NetworkMode.NONE)),
-            ("bwrap", sandboxed("bwrap", bwrap, NetworkMode.NONE)),
-            ("bwrap+proxy", sandboxed("proxy", bwrap, NetworkMode.PROXY)),
+    with tempfile.TemporaryDirectory(prefix="m4bench-overhead-") as folder:
+        root = Path(folder)
+        home = DataHome(root / "home")
+        source = synthesize_mimic_iv(home, SOURCE, stays=args.stays, seed=1, progress=False)
+        build_concepts(source, jobs=2, progress=False)
+        setup(home, SOURCE, [args.task], "native", progress=False)
+        noop = root / "noop.sh"
+        noop.write_text("true\n", encoding="utf-8")
+        catalog = load_catalog()
+        print(f"{args.runs} runs of a no-op agent on {args.task}; medians")
+        cases = [
+            ("bwrap, catalog loaded once", RunOptions(sandbox="bwrap", catalog=catalog)),
+            ("bwrap, catalog loaded per run", RunOptions(sandbox="bwrap")),
+            ("none, catalog loaded once", RunOptions(sandbox="none", catalog=catalog)),
         ]
-    print(f"median of {args.runs} runs of a no-op agent")
-    print(f"{'setup':<12} {'median ms':>10} {'x plain':>8}")
-    for name, seconds in rows:
-        print(f"{name:<12} {seconds * 1000:>10.1f} {seconds / plain:>8.1f}")
-    worst = max(seconds for _, seconds in rows)
-    verdict = "within" if worst <= 1.0 else "OVER"
-    print(f"sandbox overhead {verdict} the 1 s per-run budget (worst median {worst * 1000:.0f} ms)")
+        for index, (label, options) in enumerate(cases):
+            options = RunOptions(**{**options.__dict__, "replay_file": noop})
+            report(label, series(home, root / f"results-{index}", args.task, options, args.runs))
 
 
 if __name__ == "__main__":
