@@ -34,13 +34,14 @@ def _ulimits(spec: SandboxSpec) -> list[str]:
         ("cpu", limits.cpu_seconds),
         ("as", limits.address_space_bytes),
         ("fsize", limits.file_size_bytes),
-        ("nproc", limits.processes),
     ]
     argv: list[str] = []
     for name, value in pairs:
         if value is not None:
             argv += ["--ulimit", f"{name}={value}:{value}"]
     if limits.processes is not None:
+        # The container's pids cgroup; RLIMIT_NPROC would also count the host user's
+        # own processes, since the container runs under the host user id.
         argv += ["--pids-limit", str(limits.processes)]
     return argv
 
