@@ -1,0 +1,79 @@
+"""The campaign commands: plan, run (rehearsed with --simulate), status, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from m4bench.cli import app
+
+runner = CliRunner()
+
+
+def test_plan_prints_every_run_and_the_count() -> None:
+    result = runner.invoke(app, ["campaign", "plan", "paper-controls", "--agent", "claude-code"])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if "\t" in line]
+    assert len(lines) == 200
+    assert all("|claude-code|" in line for line in lines)
+    assert result.output.rstrip().endswith("200 runs planned")
+
+
+def test_plan_overrides_models_and_trials() -> None:
+    result = runner.invoke(
+        app,
+        ["campaign", "plan", "operational-spec", "--model", "m1", "--trials", "2", "--no-runs"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "16 runs planned" in result.output
+
+
+def test_run_status_and_resume(tmp_path: Path, small_profile: Path) -> None:
+    results = tmp_path / "results"
+    command = ["campaign", "run", str(small_profile), "--results", str(results), "--no-progress"]
+    simulate = ["--simulate", "seconds=0:0.01,fail=0.3,seed=2"]
+    first = runner.invoke(app, [*command, *simulate])
+    assert first.exit_code == 0, first.output
+    assert "24/24 complete" in first.output
+    again = runner.invoke(app, [*command, *simulate])
+    assert again.exit_code != 0
+    assert "--resume" in str(again.exception)
+    resumed = runner.invoke(app, [*command, "--resume", *simulate])
+    assert resumed.exit_code == 0 and "0 done and 0 failed now, 24 before" in resumed.output
+    status = runner.invoke(app, ["campaign", "status", str(results)])
+    assert status.exit_code == 0, status.output
+    summary = status.output.strip().splitlines()[-1]
+    done, failed = (int(summary.split(" ")[i]) for i in (0, 2))
+    assert done + failed == 24 and failed > 0
+    assert summary.endswith("0 missing (0 running) of 24 planned")
+
+
+def test_budget_stop_exits_nonzero(tmp_path: Path, small_profile: Path) -> None:
+    results = tmp_path / "results"
+    result = runner.invoke(
+        app,
+        [
+            "campaign",
+            "run",
+            str(small_profile),
+            "--results",
+            str(results),
+            "--no-progress",
+            "--jobs",
+            "1",
+            "--max-tokens",
+            "1",
+            "--simulate",
+            "seconds=0:0",
+        ],
+    )
+    assert result.exit_code == 1
+    assert "stopped: token budget reached" in result.output
+    assert "run again with --resume" in result.output
+
+
+def test_status_of_a_directory_without_campaign(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["campaign", "status", str(tmp_path)])
+    assert result.exit_code != 0
+    assert "no campaign here" in str(result.exception)
