@@ -36,16 +36,6 @@ class AgentContext(BaseModel):
     max_tokens: int = Field(default=2_000_000, ge=1)
     wall_seconds: float = Field(default=1800.0, gt=0)
 
-    def instruction(self, host_instruction: Path | None = None) -> str:
-        """The instruction text (read from the host path when given)."""
-        path = host_instruction or self.instruction_path
-        try:
-            return path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise M4BenchError(
-                f"{path}: cannot read the instruction: {exc}",
-                hint="write instruction.md into the workdir before building the command",
-            ) from exc
 
 
 class TokenUsage(BaseModel):
@@ -111,6 +101,17 @@ class AgentAdapter(Protocol):
     def parse_trace(self, path: Path) -> TraceSummary: ...
 
     def to_atif(self, path: Path) -> Trajectory: ...
+
+
+def with_instruction(argv: list[str], instruction: Path) -> list[str]:
+    """``argv`` plus the instruction file's text as its last argument.
+
+    The file is read by a shell inside the sandbox, at run time: the harness never needs
+    the agent-side path to exist on the host, and the text never shows on a host
+    command line.
+    """
+    script = 'file="$1"; shift; exec "$@" "$(cat "$file")"'
+    return ["/bin/sh", "-c", script, "sh", str(instruction), *argv]
 
 
 def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], int]:

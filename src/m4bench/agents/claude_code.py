@@ -27,6 +27,7 @@ from m4bench.agents.base import (
     as_int,
     final_metrics,
     read_jsonl,
+    with_instruction,
 )
 
 WEB_TOOLS = ("WebFetch", "WebSearch")
@@ -58,7 +59,7 @@ class ClaudeCodeAdapter(CliAdapter):
             argv += ["--model", ctx.model]
         if ctx.reasoning_effort:
             argv += ["--effort", ctx.reasoning_effort]
-        return [*argv, "--", ctx.instruction()]
+        return with_instruction([*argv, "--"], ctx.instruction_path)
 
     def environment(self, ctx: AgentContext) -> dict[str, str]:
         env = self.base_environment(ctx)

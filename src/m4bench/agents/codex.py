@@ -24,6 +24,7 @@ from m4bench.agents.base import (
     as_int,
     final_metrics,
     read_jsonl,
+    with_instruction,
 )
 
 
@@ -52,7 +53,7 @@ class CodexAdapter(CliAdapter):
             argv += ["-m", ctx.model]
         if ctx.reasoning_effort:
             argv += ["-c", f'model_reasoning_effort="{ctx.reasoning_effort}"']
-        return [*argv, "-C", str(ctx.workdir), "--", ctx.instruction()]
+        return with_instruction([*argv, "-C", str(ctx.workdir), "--"], ctx.instruction_path)
 
     def environment(self, ctx: AgentContext) -> dict[str, str]:
         env = self.base_environment(ctx)

@@ -25,6 +25,7 @@ from m4bench.agents.base import (
     as_int,
     final_metrics,
     read_jsonl,
+    with_instruction,
 )
 from m4bench.fileio import atomic_write_text
 
@@ -62,7 +63,7 @@ class GeminiCliAdapter(CliAdapter):
         argv = ["gemini", "--approval-mode", "yolo", "--output-format", "stream-json"]
         if ctx.model:
             argv += ["-m", ctx.model]
-        return [*argv, "-p", ctx.instruction()]
+        return with_instruction([*argv, "-p"], ctx.instruction_path)
 
     def environment(self, ctx: AgentContext) -> dict[str, str]:
         env = self.base_environment(ctx)

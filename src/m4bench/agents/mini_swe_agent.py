@@ -26,6 +26,7 @@ from m4bench.agents.base import (
     endpoint_of,
     final_metrics,
     openai_usage,
+    with_instruction,
 )
 from m4bench.errors import M4BenchError
 
@@ -67,7 +68,7 @@ class MiniSweAgentAdapter(CliAdapter):
         if ctx.model:
             argv += ["--model", ctx.model]
         argv += ["--output", str(ctx.workdir / TRAJECTORY)]
-        return [*argv, "--task", ctx.instruction()]
+        return with_instruction([*argv, "--task"], ctx.instruction_path)
 
     def environment(self, ctx: AgentContext) -> dict[str, str]:
         env = self.base_environment(ctx)
