@@ -7,29 +7,16 @@ not create them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
+from provision_helpers import SOURCE, Provisioned
 
 from m4bench.concepts.build import build_concepts
 from m4bench.home import DataHome
 from m4bench.provision.equivalence import EquivalenceResult
 from m4bench.provision.layout import perturbed_root
-from m4bench.provision.provisioner import SetupReport, equivalence_checks, setup
-from m4bench.sources.layout import Source
+from m4bench.provision.provisioner import equivalence_checks, setup
 from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
 from m4bench.tasks.catalog import Catalog, load_catalog
-
-SOURCE = "prov-mimic"
-
-
-@dataclass(frozen=True)
-class Provisioned:
-    home: DataHome
-    source: Source
-    report: SetupReport
-    perturbed_built_by_native_setup: bool
 
 
 @pytest.fixture(scope="session")
@@ -51,17 +38,3 @@ def perturbed(provisioned: Provisioned, catalog: Catalog) -> list[EquivalenceRes
     """Both perturbed schemas built, every MIMIC-IV reference checked on them."""
     tasks = [t for t in catalog.tasks if t.card.dataset == "mimic-iv"]
     return equivalence_checks(provisioned.home, provisioned.source, tasks, "native", progress=False)
-
-
-def mimic_tasks(catalog: Catalog, mode: str | None = None) -> list[str]:
-    return [
-        t.name
-        for t in catalog.tasks
-        if t.card.dataset == "mimic-iv" and (mode is None or t.card.mode == mode)
-    ]
-
-
-def sha(path: Path) -> str:
-    from m4bench.fileio import sha256_file
-
-    return sha256_file(path)

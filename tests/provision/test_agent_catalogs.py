@@ -7,7 +7,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import SOURCE, Provisioned, mimic_tasks, sha
+from provision_helpers import SOURCE, Provisioned, mimic_tasks, sha
 
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import SOURCE, Provisioned, sha
+from provision_helpers import SOURCE, Provisioned, sha
 
 from m4bench.fileio import read_model
 from m4bench.home import DataHome

@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 import pytest
-from conftest import SOURCE, Provisioned, mimic_tasks
+from provision_helpers import SOURCE, Provisioned, mimic_tasks
 
 from m4bench.home import DataHome
 from m4bench.provision.equivalence import (

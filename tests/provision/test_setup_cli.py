@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import SOURCE, Provisioned
+from provision_helpers import SOURCE, Provisioned
 from typer.testing import CliRunner
 
 from m4bench.cli import app

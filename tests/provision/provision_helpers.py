@@ -1,0 +1,34 @@
+"""Names and helpers shared by the provisioning tests (fixtures live in conftest.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from m4bench.fileio import sha256_file
+from m4bench.home import DataHome
+from m4bench.provision.provisioner import SetupReport
+from m4bench.sources.layout import Source
+from m4bench.tasks.catalog import Catalog
+
+SOURCE = "prov-mimic"
+
+
+@dataclass(frozen=True)
+class Provisioned:
+    home: DataHome
+    source: Source
+    report: SetupReport
+    perturbed_built_by_native_setup: bool
+
+
+def mimic_tasks(catalog: Catalog, mode: str | None = None) -> list[str]:
+    return [
+        t.name
+        for t in catalog.tasks
+        if t.card.dataset == "mimic-iv" and (mode is None or t.card.mode == mode)
+    ]
+
+
+def sha(path: Path) -> str:
+    return sha256_file(path)
