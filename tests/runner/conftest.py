@@ -17,10 +17,12 @@ from m4bench.concepts.build import build_concepts
 from m4bench.home import DataHome
 from m4bench.provision.provisioner import setup
 from m4bench.runner import ResultRecord, RunOptions, RunSpec, execute_run
+from m4bench.sources.synth.eicu import synthesize_eicu
 from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
 from m4bench.tasks.catalog import Catalog, load_catalog
 
 SOURCE = "run-mimic"
+EICU_SOURCE = "run-eicu"
 
 
 def bwrap_works() -> bool:
@@ -42,7 +44,13 @@ class Bench:
     catalog: Catalog
 
     def run(
-        self, results: Path, task: str, agent: str, sandbox: str = "bwrap", **fields: object
+        self,
+        results: Path,
+        task: str,
+        agent: str,
+        sandbox: str = "bwrap",
+        source: str = SOURCE,
+        **fields: object,
     ) -> ResultRecord:
         spec_fields = {
             k: v for k, v in fields.items() if k in RunSpec.model_fields or k == "schema"
@@ -55,7 +63,7 @@ class Bench:
             **option_fields,  # type: ignore[arg-type]
         )
         return execute_run(
-            spec, home=self.home, source=SOURCE, results_dir=results, options=options
+            spec, home=self.home, source=source, results_dir=results, options=options
         )
 
 
@@ -71,3 +79,11 @@ def bench(tmp_path_factory: pytest.TempPathFactory, catalog: Catalog) -> Bench:
     build_concepts(source, jobs=2, progress=False)
     setup(home, SOURCE, None, "native", progress=False)
     return Bench(home, catalog)
+
+
+@pytest.fixture(scope="session")
+def eicu_bench(bench: Bench) -> Bench:
+    """The same home with a small synthetic eICU source provisioned too."""
+    synthesize_eicu(bench.home, EICU_SOURCE, stays=80, seed=5, progress=False)
+    setup(bench.home, EICU_SOURCE, None, "native", progress=False)
+    return bench

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Bench, needs_bwrap
+from conftest import EICU_SOURCE, SOURCE, Bench, needs_bwrap
 
 from m4bench.provision.ground_truth import ground_truth_path
 from m4bench.runner import is_complete, load_result
@@ -37,14 +37,15 @@ def test_oracle_scores_one_inside_bwrap(bench: Bench, tmp_path: Path, task: str)
 
 
 @pytest.mark.slow
-def test_oracle_scores_one_on_every_mimic_task(bench: Bench, tmp_path: Path) -> None:
-    tasks = [t.name for t in bench.catalog.tasks if t.card.dataset == "mimic-iv"]
+def test_oracle_scores_one_on_every_task(eicu_bench: Bench, tmp_path: Path) -> None:
     failures = {}
-    for task in tasks:
-        record = bench.run(tmp_path, task, "oracle")
+    for task in eicu_bench.catalog.tasks:
+        source = EICU_SOURCE if task.card.dataset == "eicu" else SOURCE
+        record = eicu_bench.run(tmp_path, task.name, "oracle", source=source)
         if record.status != "ok" or record.reward != 1.0:
-            failures[task] = (record.status, record.reward, record.status_detail, record.error)
+            failures[task.name] = (record.status, record.reward, record.status_detail, record.error)
     assert not failures
+    assert len(eicu_bench.catalog.tasks) >= 28
 
 
 def test_replay_of_wrong_sql_scores_what_the_scorer_says(bench: Bench, tmp_path: Path) -> None:
