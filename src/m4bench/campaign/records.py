@@ -84,6 +84,9 @@ class RunResult(BaseModel):
     publishable: bool
     elapsed_seconds: float = Field(ge=0)
     token_usage: TokenUsage
+    score: dict[str, Any] | None = Field(
+        None, description="the scorer's record, lifted from the runner's for readers"
+    )
     record: dict[str, Any]
 
     @property
@@ -123,8 +126,14 @@ def result_from_outcome(
             output_tokens=usage.output_tokens,
             cost_usd=cost_usd,
         ),
+        score=_score_of(outcome.record),
         record=outcome.record,
     )
+
+
+def _score_of(record: dict[str, Any]) -> dict[str, Any] | None:
+    score = record.get("score")
+    return score if isinstance(score, dict) else None
 
 
 class AttemptRecord(BaseModel):
