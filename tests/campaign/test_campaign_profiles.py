@@ -196,6 +196,16 @@ def test_profile_errors_name_file_and_field(tmp_path: Path, blocks: str, message
     assert str(path) in info.value.message
 
 
+def test_perturbed_schemas_are_refused_for_eicu_tasks(tmp_path: Path) -> None:
+    path = _profile(
+        tmp_path,
+        '[[blocks]]\nname = "t"\ntasks = ["mimic-meld-24h", "eicu-gcs"]\n'
+        'conditions = ["no-skill"]\nschemas = ["native", "obfuscated"]\n',
+    )
+    with pytest.raises(M4BenchError, match=r"block 't'.*eicu-gcs"):
+        plan_campaign(load_profile(str(path)))
+
+
 def test_unknown_role_and_missing_profile_are_errors(tmp_path: Path) -> None:
     path = _profile(
         tmp_path, '[[blocks]]\nname = "b"\ntasks = ["a"]\nconditions = ["no-skill"]\nmodels = "z"\n'

@@ -88,8 +88,10 @@ def _block_runs(
     else:
         models = block.models
     trials = options.trials or block.trials or profile.trials
+    tasks = block_tasks(block, catalog, options.strict)
+    _check_schemas(block, tasks)
     runs: list[PlannedRun] = []
-    for task in block_tasks(block, catalog, options.strict):
+    for task in tasks:
         for condition in block.conditions:
             for schema in block.schemas:
                 for model in models:
@@ -113,6 +115,18 @@ def _block_runs(
                             for trial in range(1, trials + 1)
                         )
     return runs
+
+
+def _check_schemas(block: Block, tasks: list[str]) -> None:
+    """Perturbed schemas exist for MIMIC-IV only."""
+    perturbed = [schema for schema in block.schemas if schema != "native"]
+    eicu = [task for task in tasks if task.startswith("eicu-")]
+    if perturbed and eicu:
+        raise M4BenchError(
+            f"block {block.name!r}: schemas {perturbed} do not exist for eICU tasks "
+            f"({', '.join(eicu)})",
+            hint='give eICU tasks their own block with schemas = ["native"]',
+        )
 
 
 def tasks_outside_catalog(profile: Profile, catalog: Sequence[TaskFacts]) -> list[str]:
