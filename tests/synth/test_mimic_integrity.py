@@ -269,3 +269,11 @@ def test_cohort_has_the_real_cardinality_ratios(con: duckdb.DuckDBPyConnection) 
         )
     )  # type: ignore[arg-type]
     assert 0.78 < no_icu < 0.88
+
+
+def test_pharmacy_orders_match_prescriptions(con: duckdb.DuckDBPyConnection) -> None:
+    unmatched = """SELECT COUNT(*) FROM mimiciv_hosp.pharmacy ph
+        FULL JOIN mimiciv_hosp.prescriptions rx USING (pharmacy_id)
+        WHERE ph.pharmacy_id IS NULL OR rx.pharmacy_id IS NULL OR ph.medication <> rx.drug"""
+    assert one(con, unmatched) == 0
+    assert one(con, "SELECT COUNT(*) - COUNT(DISTINCT pharmacy_id) FROM mimiciv_hosp.pharmacy") == 0

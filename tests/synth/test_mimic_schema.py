@@ -43,6 +43,6 @@ def test_row_counts_match_manifest_and_parquet_is_zstd(
 def test_concept_tables_are_not_empty(mimic_source: Source) -> None:
     for table in ("icu.chartevents", "hosp.labevents", "icu.inputevents", "icu.outputevents",
                   "icu.procedureevents", "hosp.microbiologyevents", "hosp.prescriptions",
-                  "hosp.diagnoses_icd", "hosp.services", "hosp.transfers",
-                  "icu.d_items"):  # fmt: skip
+                  "hosp.diagnoses_icd", "hosp.services", "hosp.transfers", "hosp.pharmacy",
+                  "hosp.drgcodes", "hosp.hcpcsevents", "icu.d_items"):  # fmt: skip
         assert mimic_source.manifest.tables[f"mimiciv_{table}"].rows > 0, table

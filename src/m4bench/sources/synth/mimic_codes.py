@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from m4bench.sources.synth.core import group_arange, stream_rng
 from m4bench.sources.synth.mimic_cohort import Cohort
@@ -194,4 +195,62 @@ def omr_table(seed: int, cohort: Cohort) -> Columns:
         .astype(int)
         .astype(str)
         .astype(object),
+    }
+
+
+DRGS = (
+    ("871", "SEPTICEMIA OR SEVERE SEPSIS WITHOUT MV >96 HOURS WITH MCC"),
+    ("291", "HEART FAILURE AND SHOCK WITH MCC"),
+    ("207", "RESPIRATORY SYSTEM DIAGNOSIS WITH VENTILATOR SUPPORT >96 HOURS"),
+    ("682", "RENAL FAILURE WITH MCC"),
+    ("064", "INTRACRANIAL HEMORRHAGE OR CEREBRAL INFARCTION WITH MCC"),
+    ("247", "PERCUTANEOUS CARDIOVASCULAR PROCEDURES WITH DRUG-ELUTING STENT WITHOUT MCC"),
+    ("392", "ESOPHAGITIS, GASTROENTERITIS AND MISCELLANEOUS DIGESTIVE DISORDERS WITHOUT MCC"),
+)
+
+
+def drgcodes_table(seed: int, cohort: Cohort) -> Columns:
+    """One HCFA DRG per admission, plus an APR DRG with severity and mortality for some."""
+    rng = stream_rng(seed, STREAM_CODES, 4)
+    adm = cohort.admissions
+    n = len(adm)
+    apr = rng.random(n) < 0.4
+    rows = np.concatenate([np.arange(n), np.flatnonzero(apr)])
+    kind = np.concatenate(
+        [np.full(n, "HCFA", dtype=object), np.full(int(apr.sum()), "APR", dtype=object)]
+    )
+    pick = rng.integers(0, len(DRGS), len(rows))
+    severity = np.where(kind == "APR", rng.integers(1, 5, len(rows)), np.nan)
+    mortality = np.where(kind == "APR", rng.integers(1, 5, len(rows)), np.nan)
+    order = np.lexsort((kind, rows))
+    return {
+        "subject_id": cohort.patients.subject_id[adm.subj[rows[order]]],
+        "hadm_id": adm.hadm_id[rows[order]],
+        "drg_type": kind[order],
+        "drg_code": np.array([d[0] for d in DRGS], dtype=object)[pick[order]],
+        "description": np.array([d[1] for d in DRGS], dtype=object)[pick[order]],
+        "drg_severity": pa.array(severity[order], from_pandas=True).cast(pa.int16()),
+        "drg_mortality": pa.array(mortality[order], from_pandas=True).cast(pa.int16()),
+    }
+
+
+def hcpcsevents_table(cohort: Cohort) -> Columns:
+    """Critical-care billing codes (first hour, each further 30 minutes) for ICU admissions."""
+    adm = cohort.admissions
+    s = cohort.stays
+    first = np.unique(s.adm, return_index=True)[1]
+    rows = np.repeat(s.adm[first], 2)
+    intime = np.repeat(s.intime[first], 2)
+    code = np.tile(np.array(["99291", "99292"], dtype=object), len(first))
+    short = np.tile(
+        np.array(["Critical care first hour", "Critical care addl 30 min"], dtype=object),
+        len(first),
+    )
+    return {
+        "subject_id": cohort.patients.subject_id[adm.subj[rows]],
+        "hadm_id": adm.hadm_id[rows],
+        "chartdate": (intime // 86_400).astype("datetime64[D]"),
+        "hcpcs_cd": code,
+        "seq_num": np.tile(np.array([1, 2]), len(first)),
+        "short_description": short,
     }

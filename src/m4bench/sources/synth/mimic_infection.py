@@ -268,3 +268,28 @@ def _prescription_columns(
         "doses_per_24_hrs": np.where(rng.random(m) < 0.5, 2.0, 1.0),
         "route": route,
     }
+
+
+def pharmacy_rows(rng: np.random.Generator, rx: Columns) -> Columns:
+    """One pharmacy order per prescription line, sharing its pharmacy_id and poe_id."""
+    n = len(rx["pharmacy_id"])
+    start = rx["starttime"]
+    return {
+        "subject_id": rx["subject_id"],
+        "hadm_id": rx["hadm_id"],
+        "pharmacy_id": rx["pharmacy_id"],
+        "poe_id": rx["poe_id"],
+        "starttime": start,
+        "stoptime": rx["stoptime"],
+        "medication": rx["drug"],
+        "proc_type": np.where(rx["route"] == "IV DRIP", "IV Piggyback", "Unit Dose").astype(object),
+        "status": np.full(n, "Discontinued", dtype=object),
+        "entertime": start - np.timedelta64(10, "m"),
+        "verifiedtime": start - np.timedelta64(5, "m"),
+        "route": rx["route"],
+        "frequency": np.array(("Q24H", "Q12H", "Q8H", "ONCE"), dtype=object)[rng.integers(0, 4, n)],
+        "doses_per_24_hrs": rx["doses_per_24_hrs"],
+        "expiration_value": np.full(n, 7, dtype=np.int64),
+        "expiration_unit": np.full(n, "Days", dtype=object),
+        "dispensation": np.full(n, "Omnicell", dtype=object),
+    }

@@ -38,7 +38,12 @@ from m4bench.sources.synth.mimic_cohort import (
     Cohort,
     build_cohort,
 )
-from m4bench.sources.synth.mimic_infection import infection_plan, micro_chunk, prescriptions_chunk
+from m4bench.sources.synth.mimic_infection import (
+    infection_plan,
+    micro_chunk,
+    pharmacy_rows,
+    prescriptions_chunk,
+)
 from m4bench.sources.synth.mimic_lab_plan import icu_labs, ward_labs
 from m4bench.sources.synth.mimic_labs import LabRows
 from m4bench.sources.synth.mimic_latent import StayState, stay_state, subject_conditions
@@ -72,6 +77,7 @@ _CHUNKED = (
     "mimiciv_icu.datetimeevents",
     "mimiciv_hosp.microbiologyevents",
     "mimiciv_hosp.prescriptions",
+    "mimiciv_hosp.pharmacy",
 )
 
 
@@ -148,13 +154,10 @@ def _stay_chunk(
     )  # fmt: skip
     sinks.write("mimiciv_hosp.microbiologyevents", micro, "microevent")
     sinks.counters["micro_specimen"] += len(np.unique(micro["micro_specimen_id"]))
-    sinks.write(
-        "mimiciv_hosp.prescriptions",
-        prescriptions_chunk(
-            rng("rx"), state, antibiotic_h, ids, quirks, sinks.counters["pharmacy"]
-        ),
-        "pharmacy",
-    )
+    rx_rng = rng("rx")
+    rx = prescriptions_chunk(rx_rng, state, antibiotic_h, ids, quirks, sinks.counters["pharmacy"])
+    sinks.write("mimiciv_hosp.pharmacy", pharmacy_rows(rx_rng, rx))
+    sinks.write("mimiciv_hosp.prescriptions", rx, "pharmacy")
     _mark_acute(state, adm, acute)
 
 
@@ -304,6 +307,8 @@ def _write_whole_tables(
         "mimiciv_icu.d_items": mimic_codes.d_items_table(),
         "mimiciv_hosp.d_labitems": mimic_codes.d_labitems_table(),
         "mimiciv_hosp.omr": mimic_codes.omr_table(seed, cohort),
+        "mimiciv_hosp.drgcodes": mimic_codes.drgcodes_table(seed, cohort),
+        "mimiciv_hosp.hcpcsevents": mimic_codes.hcpcsevents_table(cohort),
         **mimic_codes.small_tables(cohort),
     }
     for table in MIMIC_IV.tables:
