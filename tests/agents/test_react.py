@@ -115,3 +115,19 @@ def test_bad_tool_calls_become_error_observations(
         trajectory = run_react(config, out=io.StringIO())
     observation = trajectory.steps[0].observation or ""
     assert observation.startswith(f"[{name}] {expected}")
+
+
+def test_tool_calls_without_ids_or_with_object_arguments(tmp_path: Path) -> None:
+    reply = tool_reply("unused", "write_file", {}, usage(10, 1))
+    call = reply["choices"][0]["message"]["tool_calls"][0]
+    del call["id"]
+    call["function"]["arguments"] = {"path": "note.txt", "content": "hello"}
+    with serve([reply, text_reply("done", usage(10, 1))]) as server:
+        config = ReactConfig(endpoint=server.base_url, model="m", instruction="x", workdir=tmp_path)
+        trajectory = run_react(config, out=io.StringIO())
+        sent = server.requests[1]["messages"]
+    assert (tmp_path / "note.txt").read_text() == "hello"
+    assistant, tool = sent[-2], sent[-1]
+    assert assistant["tool_calls"][0]["id"] == tool["tool_call_id"] == "call_1_0"
+    assert json.loads(assistant["tool_calls"][0]["function"]["arguments"])["path"] == "note.txt"
+    assert trajectory.steps[0].tool_calls[0].arguments == {"path": "note.txt", "content": "hello"}

@@ -37,7 +37,6 @@ class AgentContext(BaseModel):
     wall_seconds: float = Field(default=1800.0, gt=0)
 
 
-
 class TokenUsage(BaseModel):
     """Token accounting with disjoint buckets: no token is counted twice.
 

@@ -81,18 +81,40 @@ def _emit(out: TextIO, record: dict[str, Any]) -> None:
     out.flush()
 
 
-def _tool_calls(message: dict[str, Any]) -> list[ToolCall]:
+def _normalise(message: dict[str, Any], step: int) -> dict[str, Any]:
+    """The assistant message as it is sent back: every tool call has an id and JSON
+    string arguments (some servers omit ids or send arguments as an object)."""
     calls = []
     for index, raw in enumerate(message.get("tool_calls") or []):
-        function = raw.get("function") or {}
+        if not isinstance(raw, dict):
+            continue
+        function = raw.get("function") if isinstance(raw.get("function"), dict) else {}
+        assert isinstance(function, dict)
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments if arguments is not None else {})
         calls.append(
-            ToolCall(
-                tool_call_id=str(raw.get("id") or f"call_{index}"),
-                function_name=str(function.get("name", "")),
-                arguments={"raw": str(function.get("arguments") or "{}")},
-            )
+            {
+                "id": str(raw.get("id") or f"call_{step}_{index}"),
+                "type": "function",
+                "function": {"name": str(function.get("name", "")), "arguments": arguments},
+            }
         )
-    return calls
+    clean: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+    if calls:
+        clean["tool_calls"] = calls
+    return clean
+
+
+def _tool_calls(message: dict[str, Any]) -> list[ToolCall]:
+    return [
+        ToolCall(
+            tool_call_id=raw["id"],
+            function_name=raw["function"]["name"],
+            arguments={"raw": raw["function"]["arguments"]},
+        )
+        for raw in message.get("tool_calls", [])
+    ]
 
 
 def _ask(client: ChatClient, messages: list[dict[str, Any]]) -> tuple[dict[str, Any], Any, str]:
@@ -110,8 +132,9 @@ def _one_step(
     message, raw_usage, model = _ask(client, messages)
     usage = openai_usage(raw_usage)
     state.usage = state.usage.plus(usage)
+    message = _normalise(message, len(state.steps) + 1)
     calls = _tool_calls(message)
-    messages.append({k: v for k, v in message.items() if k in ("role", "content", "tool_calls")})
+    messages.append(message)
     observations = []
     for call in calls:
         result = toolbox.call(call.function_name, call.arguments["raw"])
