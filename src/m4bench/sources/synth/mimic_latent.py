@@ -144,15 +144,23 @@ def stay_state(
             cond[:, 9] | (rng.random(n) < 0.06 + 0.2 * sev0), rng.uniform(2, 12, n), 1.0
         ),
         platelet_base=rng.lognormal(np.log(230), 0.35, n) * (1 - 0.6 * sev0),
-        gcs_loss=np.where(
-            rng.random(n) < 0.3 + 0.6 * sev0, np.clip(np.ceil(rng.exponential(3.5, n)), 1, 12), 0
-        ),
+        gcs_loss=_gcs_loss(rng, sev0),
         weight=np.round(np.clip(rng.normal(82, 20, n), 40, 200), 1),
         height_cm=np.round(np.clip(rng.normal(170, 10, n), 145, 200)),
         art_line=cvicu | support["vent"] | support["pressor"] | (rng.random(n) < 0.15),
         cvicu=cvicu,
         hct_base=rng.normal(39, 5, n),
     )
+
+
+def _gcs_loss(rng: np.random.Generator, sev0: np.ndarray) -> np.ndarray:
+    """GCS points lost at the worst: none for about half, mostly mild, comatose for some."""
+    n = len(sev0)
+    mild = np.clip(np.ceil(rng.exponential(3.0, n)), 1, 12)
+    coma = rng.uniform(7, 12.99, n).astype(int)
+    loss = np.where(rng.random(n) < 0.1 + 0.4 * sev0, coma, mild)
+    out: np.ndarray = np.where(rng.random(n) < 0.3 + 0.6 * sev0, loss, 0)
+    return out
 
 
 def _support(
