@@ -108,3 +108,22 @@ def test_sigkill_at_random_points_then_resume(tmp_path: Path) -> None:
         assert 1 <= record.attempt <= attempts[run_id]
     leftovers = [p for p in results.rglob("*.tmp")]
     assert leftovers == [] or all(p.parent.name == "attempts" for p in leftovers)
+
+
+def test_interrupt_lets_running_runs_finish_and_be_recorded(tmp_path: Path) -> None:
+    profile = write_small_profile(tmp_path, trials=4, jobs=4, openai=4)
+    results = tmp_path / "results"
+    process = subprocess.Popen(
+        [sys.executable, "-c", ENTRY, str(profile), str(results), "seconds=0.3:0.8,seed=3"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    _wait_for_new_attempt(results, 0, process)
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=60) == 1, "stopped early, some runs missing"
+    states = [
+        read_model(path, AttemptRecord).state for path in results.glob("runs/*/attempts/*.json")
+    ]
+    assert states and set(states) == {"finished"}
+    assert len(list(results.glob("runs/*/result.json"))) == len(states) < 48

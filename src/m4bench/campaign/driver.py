@@ -22,10 +22,17 @@ from m4bench.campaign.records import RunOutcome, result_from_outcome
 from m4bench.campaign.store import Claim, ResultsDir
 
 POLL_SECONDS = 0.5
+INTERRUPTED = "interrupted: runs in flight finish and are recorded (interrupt again to abort)"
 
 
 @dataclass(frozen=True)
 class DriverSettings:
+    """What the driver needs beyond the runs: the profile's name, limits and budget.
+
+    A first interrupt (Ctrl-C) stops new runs and lets the running ones finish and be
+    recorded; a second one aborts, and any run it cuts short stays missing.
+    """
+
     profile: str
     resume: bool = False
     provider_limits: dict[str, int] = field(default_factory=dict)
@@ -108,11 +115,23 @@ def _loop(
         _show(progress, report, state, guard)
         if not state.in_flight:
             return
-        finished, _ = wait(list(state.in_flight), timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
+        try:
+            finished = _wait_any(state)
+        except KeyboardInterrupt:
+            if report.stopped == INTERRUPTED:
+                raise
+            report.stopped = INTERRUPTED
+            continue
         for future in finished:
             claim = state.in_flight.pop(future)
             state.per_provider[claim.run.provider] -= 1
             _record(results, settings, guard, claim, future, report)
+
+
+def _wait_any(state: _State) -> set[Future[RunOutcome]]:
+    pending = list(state.in_flight)
+    finished, _ = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
+    return finished
 
 
 def _fill(

@@ -138,11 +138,15 @@ def run_command(
         prices=loaded.prices,
     )
     store = ResultsDir(results)
-    if progress:
-        with LiveProgress() as live:
-            report = run_campaign(store, planned, chosen, settings, live)
-    else:
-        report = run_campaign(store, planned, chosen, settings)
+    try:
+        if progress:
+            with LiveProgress() as live:
+                report = run_campaign(store, planned, chosen, settings, live)
+        else:
+            report = run_campaign(store, planned, chosen, settings)
+    except KeyboardInterrupt:
+        typer.echo("aborted; complete runs are kept, run again with --resume", err=True)
+        raise typer.Exit(130) from None
     typer.echo(
         f"{report.complete}/{report.planned} complete ({report.done} done and "
         f"{report.failed} failed now, {report.complete_before} before); "
