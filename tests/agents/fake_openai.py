@@ -77,8 +77,9 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             with server.lock:
                 server.requests.append(body)
                 reply = server.script.pop(0) if server.script else None
-            if reply is None:
-                self.send_response(500)
+            if reply is None or isinstance(reply, int):
+                self.send_response(reply or 500)
+                self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
             data = json.dumps(reply).encode()

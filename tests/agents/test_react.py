@@ -131,3 +131,16 @@ def test_tool_calls_without_ids_or_with_object_arguments(tmp_path: Path) -> None
     assert assistant["tool_calls"][0]["id"] == tool["tool_call_id"] == "call_1_0"
     assert json.loads(assistant["tool_calls"][0]["function"]["arguments"])["path"] == "note.txt"
     assert trajectory.steps[0].tool_calls[0].arguments == {"path": "note.txt", "content": "hello"}
+
+
+def test_a_failing_endpoint_ends_the_run_with_a_model_error(tmp_path: Path) -> None:
+    stdout = io.StringIO()
+    with serve([400]) as server:
+        config = ReactConfig(endpoint=server.base_url, model="m", instruction="x", workdir=tmp_path)
+        trajectory = run_react(config, out=stdout)
+        assert len(server.requests) == 1
+    assert trajectory.extra["stop_reason"] == "model_error" and trajectory.steps == []
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text(stdout.getvalue())
+    errors = ReactAdapter().parse_trace(trace).errors
+    assert any("HTTP 400" in error for error in errors) and "stopped: model_error" in errors

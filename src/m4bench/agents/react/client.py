@@ -59,5 +59,6 @@ class ChatClient:
                 last = f"{type(exc).__name__}: {exc}"
             except json.JSONDecodeError as exc:
                 raise ChatError(f"{self.url}: response is not JSON: {exc}") from exc
-            time.sleep(min(2.0**attempt, 10.0))
+            if attempt + 1 < self.attempts:
+                time.sleep(min(2.0**attempt, 10.0))
         raise ChatError(f"{self.url}: {last}")
