@@ -151,3 +151,15 @@ def test_setup_failure_is_told_apart_from_the_commands_exit(tmp_path: Path) -> N
     ok = make_spec(tmp_path / "second")
     result, _ = run(ok, "exit 1")
     assert (result.returncode, result.sandbox_started, result.sandbox_error) == (1, True, None)
+
+
+def test_cpu_time_and_address_space_limits(tmp_path: Path) -> None:
+    (tmp_path / "cpu").mkdir()
+    spec = make_spec(tmp_path / "cpu", limits=Limits(cpu_seconds=1))
+    result, _ = run(spec, "while :; do :; done", timeout=20)
+    assert not result.timed_out and result.returncode != 0 and result.elapsed_seconds < 10
+    (tmp_path / "memory").mkdir()
+    spec = make_spec(tmp_path / "memory", limits=Limits(address_space_bytes=256 << 20))
+    grab = "/usr/bin/python3 -c 'b = bytearray(1 << 30)' 2>&1; echo rc=$?"
+    result, out = run(spec, grab)
+    assert "MemoryError" in out and "rc=1" in out
