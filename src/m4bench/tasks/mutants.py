@@ -17,6 +17,10 @@ the ``mutant:NAME`` agent runs one through the harness like any agent.
     reference = "reference.sql"        # the reference it changes (default)
     moves = ["gcs_min"]                # scored columns it is meant to move (optional)
 
+    [[exempt]]                         # a scored column no plausible mistake changes
+    column = "gender"
+    reason = "copied from the patient record; no rule of the concept derives it"
+
 A mutant applies to every task whose card names its reference file.
 """
 
@@ -51,6 +55,15 @@ class MutantSpec(BaseModel):
     )
 
 
+class ColumnExemption(BaseModel):
+    """A scored column no plausible mistake changes (e.g. a value copied from the record)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    column: str
+    reason: str = Field(min_length=10)
+
+
 class MutantsFile(BaseModel):
     """The validated content of a family's ``mutants.toml``."""
 
@@ -58,6 +71,9 @@ class MutantsFile(BaseModel):
 
     format_version: Literal[1] = 1
     mutant: list[MutantSpec] = Field(default_factory=list)
+    exempt: list[ColumnExemption] = Field(
+        default_factory=list, description="scored columns no mutant needs to move, with why"
+    )
 
 
 @dataclass(frozen=True)
@@ -123,6 +139,13 @@ def family_mutants(family_dir: Path) -> list[Mutant]:
     return [
         Mutant(family=family_dir.name, spec=spec, family_dir=family_dir) for spec in parsed.mutant
     ]
+
+
+def exempt_columns(task: Task) -> dict[str, str]:
+    """``{column: reason}`` of the scored columns of ``task`` no mutant needs to move."""
+    parsed = parse_mutants_file(task.family_dir / MUTANTS_FILE)
+    scored = set(task.card.evaluation.scored_columns)
+    return {e.column: e.reason for e in parsed.exempt if e.column in scored}
 
 
 def task_mutants(task: Task) -> list[Mutant]:

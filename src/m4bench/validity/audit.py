@@ -24,7 +24,7 @@ from m4bench.provision.ground_truth import build_ground_truth, task_key
 from m4bench.scoring import Score, Scorer
 from m4bench.sources.layout import Source
 from m4bench.tasks.catalog import Catalog, Task, load_catalog
-from m4bench.tasks.mutants import Mutant, task_mutants
+from m4bench.tasks.mutants import Mutant, exempt_columns, task_mutants
 from m4bench.tasks.reference import ordered_query, output_columns
 from m4bench.validity.coverage import count_bin, load_coverage
 from m4bench.validity.model import AuditReport, BinCoverage, MutantResult, TaskAudit
@@ -143,7 +143,8 @@ def _audit_task(
             score = scorer.score(output.path) if output.path is not None else None
             mutants.append(_mutant_result(mutant, score, output.error))
     moved = {c for m in mutants for c in m.moved_columns}
-    unmoved = [c for c in spec.scored_columns if c not in moved]
+    exempt = exempt_columns(task)
+    unmoved = [c for c in spec.scored_columns if c not in moved and c not in exempt]
     uncaught = [m.name for m in mutants if not m.caught]
     return TaskAudit(
         task=task.name,
@@ -153,6 +154,7 @@ def _audit_task(
         scored_columns=list(spec.scored_columns),
         mutants=mutants,
         unmoved_columns=unmoved,
+        exempt_columns=exempt,
         uncaught_mutants=uncaught,
         all_mutants_below_one=bool(mutants) and not uncaught,
         all_columns_moved=not unmoved,

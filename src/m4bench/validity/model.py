@@ -45,7 +45,10 @@ class TaskAudit(_Record):
     reference_error: str | None = None
     scored_columns: list[str]
     mutants: list[MutantResult]
-    unmoved_columns: list[str] = Field(description="scored columns no mutant moved")
+    unmoved_columns: list[str] = Field(description="scored columns no mutant moved, not exempt")
+    exempt_columns: dict[str, str] = Field(
+        default_factory=dict, description="scored columns no mutant needs to move, with why"
+    )
     uncaught_mutants: list[str] = Field(description="mutants scoring 1.0 or failing to run")
     all_mutants_below_one: bool
     all_columns_moved: bool
