@@ -101,9 +101,9 @@ def _vent_settings(
     n = len(tl)
     hamilton = (s.intime[tl.stay] // 3600) % 7 == 0
     modes = pick(rng, COMMON_VENT_MODES, n)
-    rare = (rng.random(n) < 0.15) & ~hamilton
+    rare = (rng.random(n) < 0.2) & ~hamilton
     modes[rare] = np.array(VENT_MODES, dtype=object)[np.arange(int(rare.sum())) % len(VENT_MODES)]
-    near = rng.random(n) < 0.02
+    near = (rng.random(n) < 0.02) & ~rare
     modes[near] = pick(rng, VENT_MODE_NEAR_MISSES, int(near.sum()))
     rows.text(tl.take(~hamilton), 223849, modes[~hamilton])
     ham_modes = np.array(HAMILTON_MODES_INVASIVE, dtype=object)[
