@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -47,6 +48,11 @@ def test_run_status_and_resume(tmp_path: Path, small_profile: Path) -> None:
     done, failed = (int(summary.split(" ")[i]) for i in (0, 2))
     assert done + failed == 24 and failed > 0
     assert summary.endswith("0 missing (0 running) of 24 planned")
+    as_json = runner.invoke(app, ["campaign", "status", str(results), "--json"])
+    document = json.loads(as_json.output)
+    assert document["totals"] == {"done": done, "failed": failed, "missing": 0, "running": 0}
+    assert len(document["cells"]) == 12
+    assert sum(sum(c["failure_reasons"].values()) for c in document["cells"]) == failed
 
 
 def test_budget_stop_exits_nonzero(tmp_path: Path, small_profile: Path) -> None:

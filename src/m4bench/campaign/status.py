@@ -58,6 +58,28 @@ def campaign_status(results: ResultsDir) -> CampaignStatus:
     return CampaignStatus(profile=manifest.profile, cells=ordered, unplanned=unplanned)
 
 
+def status_document(status: CampaignStatus) -> dict[str, object]:
+    """The status as plain data (for ``--json``)."""
+    cells = [
+        {
+            **cell.cell.model_dump(mode="json"),
+            "done": cell.done,
+            "failed": cell.failed,
+            "missing": cell.missing,
+            "running": cell.running,
+            "failure_reasons": dict(sorted(cell.failure_reasons.items())),
+        }
+        for cell in status.cells
+    ]
+    totals = {key: status.total(key) for key in ("done", "failed", "missing", "running")}
+    return {
+        "profile": status.profile,
+        "totals": totals,
+        "cells": cells,
+        "unplanned": status.unplanned,
+    }
+
+
 def _manifest(results: ResultsDir) -> CampaignManifest:
     manifest = results.read_manifest()
     if manifest is None:

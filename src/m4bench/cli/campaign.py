@@ -32,9 +32,10 @@ from m4bench.campaign.profile import Budget
 from m4bench.campaign.progress import LiveProgress
 from m4bench.campaign.selection import TaskFacts, facts_from_catalog
 from m4bench.campaign.simulate_spec import parse_simulation
-from m4bench.campaign.status import CampaignStatus
+from m4bench.campaign.status import CampaignStatus, status_document
 from m4bench.cli.common import HomeOption, resolve_home
 from m4bench.errors import M4BenchError
+from m4bench.fileio import canonical_json
 
 app = typer.Typer(help="Plan, run, resume and inspect campaigns.", no_args_is_help=True)
 
@@ -166,9 +167,13 @@ def status_command(
     incomplete: Annotated[
         bool, typer.Option("--incomplete", help="Show only cells with missing runs.")
     ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the status as JSON.")] = False,
 ) -> None:
     """Show done, failed and missing runs per cell."""
     status = campaign_status(ResultsDir(results))
+    if as_json:
+        typer.echo(canonical_json(status_document(status)), nl=False)
+        return
     Console().print(_status_table(status, incomplete))
     typer.echo(
         f"{status.total('done')} done, {status.total('failed')} failed, "
@@ -275,24 +280,28 @@ def _plan_table(planned: list[PlannedRun]) -> Table:
 
 
 def _status_table(status: CampaignStatus, incomplete: bool) -> Table:
-    table = Table(title=f"campaign {status.profile}")
-    for column in ("task", "condition", "schema", "agent", "model", "reasoning"):
-        table.add_column(column)
+    """One row per cell; columns that are the same for every cell go to the title."""
+    shown = [c for c in status.cells if c.missing or not incomplete]
+    fields = ("task", "condition", "schema_name", "agent", "model", "reasoning")
+    varying = [f for f in fields if len({getattr(c.cell, f) for c in status.cells}) > 1]
+    constant = [
+        f"{name.removesuffix('_name')} {getattr(status.cells[0].cell, name)}"
+        for name in fields
+        if name not in varying and status.cells
+    ]
+    table = Table(title=f"campaign {status.profile}: " + ", ".join(constant))
+    for name in varying:
+        table.add_column(name.removesuffix("_name"), overflow="fold")
     for column in ("done", "failed", "missing"):
         table.add_column(column, justify="right")
-    for cell_status in status.cells:
-        if incomplete and not cell_status.missing:
-            continue
-        cell = cell_status.cell
+    table.add_column("failure reasons", overflow="fold")
+    for cell_status in shown:
+        reasons = ", ".join(f"{k} x{v}" for k, v in sorted(cell_status.failure_reasons.items()))
         table.add_row(
-            cell.task,
-            cell.condition,
-            cell.schema_name,
-            cell.agent,
-            cell.model,
-            cell.reasoning,
+            *(str(getattr(cell_status.cell, name)) for name in varying),
             str(cell_status.done),
             str(cell_status.failed),
             str(cell_status.missing),
+            reasons,
         )
     return table
