@@ -28,6 +28,7 @@ from m4bench.campaign import (
     plan_campaign,
     run_campaign,
 )
+from m4bench.campaign.eta import EtaModel
 from m4bench.campaign.profile import Budget, Price
 from m4bench.campaign.retry import call_with_backoff
 from m4bench.fileio import read_model
@@ -216,3 +217,12 @@ def test_budget_stops_new_runs_and_counts_earlier_spending(
     token_budget = DriverSettings("small", resume=True, budget=Budget(max_tokens=1))
     report = run_campaign(results, runs, LocalExecutor(costly, 1, FAST), token_budget)
     assert report.complete == 4 and "token budget" in (report.stopped or "")
+
+
+def test_time_left_scales_priors_by_observed_speed() -> None:
+    eta = EtaModel()
+    assert eta.seconds_left([600.0, 600.0], [300.0], capacity=2) == pytest.approx(675.0)
+    eta.observe(prior=600.0, actual=60.0)
+    eta.observe(prior=300.0, actual=30.0)
+    assert eta.calibration == pytest.approx(0.1)
+    assert eta.seconds_left([600.0, 600.0], [300.0], capacity=2) == pytest.approx(67.5)

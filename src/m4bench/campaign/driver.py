@@ -13,6 +13,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 
 from m4bench.campaign.budget import BudgetGuard, run_cost
+from m4bench.campaign.eta import EtaModel
 from m4bench.campaign.executors import Executor
 from m4bench.campaign.identity import PlannedRun
 from m4bench.campaign.plan import schedule_order
@@ -64,8 +65,10 @@ class CampaignReport:
 @dataclass
 class _State:
     todo: list[PlannedRun]
+    capacity: int
     in_flight: dict[Future[RunOutcome], Claim] = field(default_factory=dict)
     per_provider: Counter[str] = field(default_factory=Counter)
+    eta: EtaModel = field(default_factory=EtaModel)
 
 
 def run_campaign(
@@ -88,7 +91,8 @@ def run_campaign(
             complete += 1
             guard.add(existing)
     report = CampaignReport(planned=len(runs), complete_before=complete)
-    state = _State(todo=schedule_order(todo))
+    capacity = _effective_capacity(executor.capacity, todo, settings.provider_limits)
+    state = _State(todo=schedule_order(todo), capacity=capacity)
     try:
         _loop(results, executor, settings, guard, state, report, progress)
     finally:
@@ -125,7 +129,7 @@ def _loop(
         for future in finished:
             claim = state.in_flight.pop(future)
             state.per_provider[claim.run.provider] -= 1
-            _record(results, settings, guard, claim, future, report)
+            _record(results, settings, guard, claim, future, report, state.eta)
 
 
 def _wait_any(state: _State) -> set[Future[RunOutcome]]:
@@ -168,6 +172,7 @@ def _record(
     claim: Claim,
     future: Future[RunOutcome],
     report: CampaignReport,
+    eta: EtaModel,
 ) -> None:
     try:
         outcome = future.result()
@@ -179,10 +184,25 @@ def _record(
     result = result_from_outcome(claim.run, claim.attempt, outcome, cost)
     results.commit(claim, result)
     guard.add(result)
+    eta.observe(claim.run.prior_seconds, outcome.elapsed_seconds)
     if result.status == "failed":
         report.failed += 1
     else:
         report.done += 1
+
+
+def _effective_capacity(jobs: int, runs: list[PlannedRun], limits: dict[str, int]) -> int:
+    """Runs that can execute at once: the executor's slots, or the providers' limits."""
+    providers = {run.provider for run in runs}
+    if not providers or any(p not in limits for p in providers):
+        return jobs
+    return max(1, min(jobs, sum(limits[p] for p in providers)))
+
+
+def _seconds_left(state: _State) -> float:
+    waiting = (run.prior_seconds for run in state.todo)
+    running = (claim.run.prior_seconds for claim in state.in_flight.values())
+    return state.eta.seconds_left(waiting, running, state.capacity)
 
 
 def _show(
@@ -198,5 +218,6 @@ def _show(
             failed=report.failed,
             infra_errors=report.infra_errors,
             cost_usd=guard.cost_usd,
+            eta_seconds=None if report.stopped else _seconds_left(state),
         )
     )

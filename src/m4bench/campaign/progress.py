@@ -14,7 +14,6 @@ from rich.progress import (
     TaskID,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 
 
@@ -26,6 +25,7 @@ class Tally:
     failed: int
     infra_errors: int
     cost_usd: float
+    eta_seconds: float | None = None
 
 
 class ProgressSink(Protocol):
@@ -42,8 +42,7 @@ class LiveProgress:
             MofNCompleteColumn(),
             TextColumn("{task.fields[detail]}"),
             TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
+            TextColumn("ETA {task.fields[eta]}"),
             console=console,
         )
         self._task: TaskID | None = None
@@ -61,13 +60,20 @@ class LiveProgress:
         self._progress.__exit__(kind, value, trace)
 
     def update(self, tally: Tally) -> None:
+        eta = "-" if tally.eta_seconds is None else _clock(tally.eta_seconds)
         detail = (
             f"running {tally.running}  failed {tally.failed}  "
             f"infra {tally.infra_errors}  ${tally.cost_usd:,.2f}"
         )
         if self._task is None:
             self._task = self._progress.add_task(
-                "campaign", total=tally.planned, completed=tally.complete, detail=detail
+                "campaign", total=tally.planned, completed=tally.complete, detail=detail, eta=eta
             )
             return
-        self._progress.update(self._task, completed=tally.complete, detail=detail)
+        self._progress.update(self._task, completed=tally.complete, detail=detail, eta=eta)
+
+
+def _clock(seconds: float) -> str:
+    whole = int(seconds)
+    hours, rest = divmod(whole, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}"
