@@ -99,6 +99,8 @@ def test_endpoints_must_be_host_and_port(tmp_path: Path) -> None:
         SandboxSpec(workdir=workdir, log_dir=logs, allowed_endpoints=("api.x.com",))
     spec = SandboxSpec(workdir=workdir, log_dir=logs, allowed_endpoints=("API.X.com:443",))
     assert spec.allowed_endpoints == ("api.x.com:443",)
+    with pytest.raises(ValueError, match="name 'A=B' is not valid"):
+        SandboxSpec(workdir=workdir, log_dir=logs, env={"A=B": "x"})
 
 
 CLIENT = """

@@ -6,6 +6,7 @@ the unisolated development backend. Paths are host paths unless named ``*_in_san
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from pathlib import Path
 
@@ -15,6 +16,7 @@ DEFAULT_WORKDIR_IN_SANDBOX = Path("/workdir")
 BRIDGE_IN_SANDBOX = Path("/run/m4bench/egress_bridge.py")
 EGRESS_SOCKET_IN_SANDBOX = Path("/run/m4bench/egress.sock")
 DEFAULT_PROXY_PORT = 18080
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class NetworkMode(StrEnum):
@@ -84,6 +86,16 @@ class SandboxSpec(BaseModel):
                 "command could rewrite its own logs: choose a directory outside it"
             )
         return self
+
+    @field_validator("env")
+    @classmethod
+    def _env_names(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, text in value.items():
+            if not _ENV_NAME.fullmatch(name):
+                raise ValueError(f"environment variable name {name!r} is not valid")
+            if "\0" in text:
+                raise ValueError(f"environment variable {name} contains a NUL byte")
+        return value
 
     @field_validator("allowed_endpoints")
     @classmethod
