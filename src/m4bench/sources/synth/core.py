@@ -382,6 +382,15 @@ def scrambled_ids(serial: np.ndarray, multiplier: int) -> np.ndarray:
     return ids
 
 
+def at_least_one(mask: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """``mask``, or (when it is empty) the first candidate, so rare items occur in every chunk."""
+    if mask.any() or not candidates.any():
+        return mask
+    out = mask.copy()
+    out[int(np.argmax(candidates))] = True
+    return out
+
+
 def unique_ids(rng: np.random.Generator, n: int, low: int, high: int) -> np.ndarray:
     """``n`` distinct sorted integers in ``[low, high)``."""
     if n > high - low:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from m4bench.sources.synth.core import stream_rng
+from m4bench.sources.synth.core import at_least_one, stream_rng
 from m4bench.sources.synth.mimic_cohort import HOUR, Cohort
 
 STREAM_CONDITIONS = 3
@@ -199,7 +199,7 @@ def _kidney(rng: np.random.Generator, sev0: np.ndarray, cond: np.ndarray) -> dic
     aki_stage = np.select([aki_draw < 0.02, aki_draw < 0.10, aki_draw < 0.46], [3, 2, 1], 0)
     crrt = (aki_stage == 3) & (rng.random(n) < 0.45 + 0.3 * sev0)
     peak = rng.uniform(6, 60, n)
-    ihd = (aki_stage == 3) & ~crrt & (rng.random(n) < 0.3)
+    ihd = at_least_one((aki_stage == 3) & ~crrt & (rng.random(n) < 0.3), (aki_stage >= 2) & ~crrt)
     peritoneal = cond[:, CONDITION_INDEX["ckd456"]] & ~crrt & ~ihd & (rng.random(n) < 0.25)
     if n >= 50 and not peritoneal.any():  # keep the rare modality present in every chunk
         peritoneal[np.argmax(np.where(crrt | ihd, 0.0, cr_base))] = True

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from m4bench.sources.synth.core import QuirkRates, group_arange, seconds_to_us
+from m4bench.sources.synth.core import QuirkRates, at_least_one, group_arange, seconds_to_us
 from m4bench.sources.synth.mimic_cohort import HOUR
 from m4bench.sources.synth.mimic_events import Timeline, timeline
 from m4bench.sources.synth.mimic_latent import StayState
@@ -58,7 +58,10 @@ def outputevents_chunk(
     anuric = s.crrt[tl.stay] & near_peak & (rng.random(len(tl)) < 0.7)
     volume = np.where(anuric, 0.0, np.round(ml_kg_h * s.weight[tl.stay]))
     voids = timeline(rng, s, ~foley, 1.0, s.los_h, 4.0, 1.0)
-    minor = timeline(rng, s, rng.random(n) < 0.05, 0.5, s.los_h, 6.0, 1.0)
+    minor_stays = rng.random(n) < 0.08
+    minor = timeline(rng, s, minor_stays, 0.5, s.los_h, 6.0, 1.0)
+    # each minor urine route in turn, so all occur even in small cohorts
+    route = np.cumsum(minor_stays) - 1
     irrigated = rng.random(n) < 0.02
     irr = timeline(rng, s, irrigated, 0.5, s.los_h, 2.0, 1.0)
     parts = [
@@ -66,7 +69,7 @@ def outputevents_chunk(
         (voids, np.full(len(voids), 226560), np.round(rng.uniform(100, 600, len(voids)))),
         (
             minor,
-            np.array(URINE_ITEMS_MINOR)[minor.stay % len(URINE_ITEMS_MINOR)],
+            np.array(URINE_ITEMS_MINOR)[route[minor.stay] % len(URINE_ITEMS_MINOR)],
             np.round(rng.uniform(10, 300, len(minor))),
         ),
         (irr, np.full(len(irr), 227488), np.round(rng.uniform(100, 400, len(irr)))),
@@ -94,7 +97,7 @@ def _infusions(
     for itemid, share in DRUG_SHARE.items():
         gets = s.pressor & (rng.random(len(s)) < share)
         if itemid == 221986:
-            gets &= s.cvicu | (rng.random(len(s)) < 0.3)
+            gets = at_least_one(gets & (s.cvicu | (rng.random(len(s)) < 0.3)), s.pressor)
         idx = np.flatnonzero(gets)
         lag = 0.0 if itemid == 221906 else 1.0
         on = s.pressor_on[idx] + rng.uniform(0, 3, len(idx)) * lag
@@ -227,6 +230,8 @@ def _fluid_rows(rng: np.random.Generator, s: StayState, q: QuirkRates) -> dict[s
     tl = timeline(rng, s, np.ones(len(s), bool), 0.5, s.los_h, 8.0, q.off_hour_time)
     crrt = timeline(rng, s, s.crrt, s.aki_peak_h, s.aki_peak_h + 48, 6.0, 1.0)
     blocked = s.vent & (rng.random(len(s)) < 0.06)
+    if blocked.sum() < 2:  # both blockers occur in every chunk with ventilated stays
+        blocked |= s.vent & (np.cumsum(s.vent) <= 2)
     block = timeline(rng, s, blocked, s.vent_on + 1, s.vent_on + 13, 4.0, 1.0)
     fluid_rate = rng.uniform(50, 250, len(tl))
     block_rate = rng.uniform(0.05, 0.2, len(block))
