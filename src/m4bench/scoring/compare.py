@@ -236,9 +236,11 @@ def extra_key_sample(
         for index, name in enumerate(spec.key_columns)
     )
     sql = (
-        f"SELECT struct_pack({fields}) AS key FROM {AGENT_TABLE} a "
-        f"LEFT JOIN {TRUTH_VIEW} t ON a.key_ok AND {join_condition(spec, truth)} "
-        f"WHERE t.{TRUTH_ROW} IS NULL "
-        f"GROUP BY key ORDER BY min(a.rowid) LIMIT {sample_size}"
+        f"SELECT key FROM ("
+        f"SELECT struct_pack({fields}) AS key, a.rowid AS position FROM {AGENT_TABLE} a "
+        f"WHERE NOT a.key_ok UNION ALL "
+        f"SELECT struct_pack({fields}), a.rowid FROM {AGENT_TABLE} a "
+        f"ANTI JOIN {TRUTH_VIEW} t ON {join_condition(spec, truth)} WHERE a.key_ok) "
+        f"GROUP BY key ORDER BY min(position) LIMIT {sample_size}"
     )
     return [record for (record,) in con.execute(sql).fetchall()]

@@ -81,13 +81,13 @@ def _agent_side(spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout) ->
         for index, name in enumerate(spec.key_columns)
     ]
     values, _ = _values(spec, truth, layout, joined=False)
-    foreign = (
-        f"(NOT a.key_ok OR NOT EXISTS "
-        f"(SELECT 1 FROM {TRUTH_VIEW} t WHERE {join_condition(spec, truth)}))"
-    )
-    repeated = f"NOT EXISTS (SELECT 1 FROM {FIRST_TABLE} f WHERE f.rn = a.rowid)"
+    truth_keys = ", ".join(f"{truth.columns[name].ident}" for name in spec.key_columns)
+    hits = f"(SELECT {truth_keys}, true AS hit FROM {TRUTH_VIEW})"
+    foreign = "(NOT a.key_ok OR t.hit IS NULL)"
     return (
         f"SELECT CASE WHEN {foreign} THEN 'extra' ELSE 'duplicate' END AS status, "
         f"a.rowid + 1 AS agent_row, {', '.join(keys + values)} "
-        f"FROM {AGENT_TABLE} a WHERE {foreign} OR {repeated}"
+        f"FROM {AGENT_TABLE} a LEFT JOIN {hits} t ON {join_condition(spec, truth)} "
+        f"LEFT JOIN {FIRST_TABLE} f ON f.rn = a.rowid "
+        f"WHERE {foreign} OR f.rn IS NULL"
     )
