@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from m4bench.campaign import (
+    CampaignReport,
     DriverSettings,
     LocalExecutor,
     PlannedRun,
@@ -148,6 +149,12 @@ def run_command(
     except KeyboardInterrupt:
         typer.echo("aborted; complete runs are kept, run again with --resume", err=True)
         raise typer.Exit(130) from None
+    _print_report(report)
+    if report.missing:
+        raise typer.Exit(1)
+
+
+def _print_report(report: CampaignReport) -> None:
     typer.echo(
         f"{report.complete}/{report.planned} complete ({report.done} done and "
         f"{report.failed} failed now, {report.complete_before} before); "
@@ -158,7 +165,6 @@ def run_command(
         typer.echo(f"stopped: {report.stopped}")
     if report.missing:
         typer.echo(f"{report.missing} runs missing; run again with --resume to continue")
-        raise typer.Exit(1)
 
 
 @app.command("status")
