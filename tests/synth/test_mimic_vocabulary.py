@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 
+from m4bench.home import DataHome
 from m4bench.sources.synth import mimic_vocab as v
+from m4bench.sources.synth import synthesize_mimic_iv
 
 CHART_ITEMS = {
     220045, 220050, 220051, 220052, 225309, 225310, 225312, 220179, 220180, 220181, 220210, 224690,
@@ -164,3 +168,11 @@ def test_admission_strings(con: duckdb.DuckDBPyConnection) -> None:
         "Medical Intensive Care Unit (MICU)" in units
         and "Cardiac Vascular Intensive Care Unit (CVICU)" in units
     )
+
+
+def test_another_seed_covers_the_item_ids_too(tmp_path: Path) -> None:
+    source = synthesize_mimic_iv(DataHome(tmp_path), stays=200, seed=3, progress=False)
+    con = source.connect()
+    test_item_ids_present(con)
+    test_device_and_mode_strings_exact(con)
+    test_antibiotics_routes_and_decoys(con)
