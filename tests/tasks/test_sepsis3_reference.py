@@ -190,3 +190,14 @@ def test_hourly_sofa_rules_that_differ_from_the_first_day(task_db, library) -> N
     assert rows[3]["renal"] == 3 and rows[3]["sofa_time"] == at(4)
     for row in rows.values():
         assert row["sofa_score"] == sum(row[p] for p in SOFA_PARTS)
+
+
+def test_sepsis3_is_compositional_in_the_concept_graph(catalog) -> None:
+    task = catalog.task("mimic-sepsis3-raw")
+    assert task.direct_dependencies == ["sofa", "suspicion_of_infection"]
+    assert {"antibiotic", "icustay_hourly", "ventilation", "urine_output_rate"} <= set(
+        task.depends_on
+    )
+    assert "compositional" in task.card.metadata.tags
+    parts = [catalog.task(n) for n in ("mimic-suspicion-infection", "mimic-sofa-24h")]
+    assert task.dependency_depth > max(part.dependency_depth for part in parts)

@@ -78,11 +78,15 @@ gas_scores AS (
                 WHEN ph IS NULL OR pco2 IS NULL THEN NULL
                 WHEN ph < 7.20 THEN CASE WHEN pco2 < 50 THEN 12 ELSE 4 END
                 WHEN ph < 7.30 THEN
-                    CASE WHEN pco2 < 30 THEN 9 WHEN pco2 < 40 THEN 6 WHEN pco2 < 50 THEN 3 ELSE 2 END
+                    CASE
+                        WHEN pco2 < 30 THEN 9 WHEN pco2 < 40 THEN 6 WHEN pco2 < 50 THEN 3 ELSE 2
+                    END
                 WHEN ph < 7.35 THEN CASE WHEN pco2 < 30 THEN 9 WHEN pco2 < 45 THEN 0 ELSE 1 END
                 WHEN ph < 7.45 THEN CASE WHEN pco2 < 30 THEN 5 WHEN pco2 < 45 THEN 0 ELSE 1 END
                 WHEN ph < 7.50 THEN
-                    CASE WHEN pco2 < 30 THEN 5 WHEN pco2 < 35 THEN 0 WHEN pco2 < 45 THEN 2 ELSE 12 END
+                    CASE
+                        WHEN pco2 < 30 THEN 5 WHEN pco2 < 35 THEN 0 WHEN pco2 < 45 THEN 2 ELSE 12
+                    END
                 WHEN ph < 7.60 THEN CASE WHEN pco2 < 40 THEN 3 ELSE 12 END
                 ELSE CASE WHEN pco2 < 25 THEN 0 WHEN pco2 < 40 THEN 3 ELSE 12 END
             END
@@ -144,7 +148,13 @@ inputs AS (
 -- One row per stay and scored variable: its first-day minimum and maximum, the reference
 -- point its distance is measured from (NULL: the maximum always counts).
 readings AS (
-    SELECT stay_id, vent, 'hr' AS variable, 75.0 AS midpoint, heart_rate_min AS lo, heart_rate_max AS hi
+    SELECT
+        stay_id,
+        vent,
+        'hr' AS variable,
+        75.0 AS midpoint,
+        heart_rate_min AS lo,
+        heart_rate_max AS hi
     FROM inputs
     UNION ALL
     SELECT stay_id, vent, 'mbp', 90.0, mbp_min, mbp_max FROM inputs
@@ -274,7 +284,12 @@ scored AS (
         COALESCE(
             CASE
                 WHEN i.pao2 IS NOT NULL THEN
-                    CASE WHEN i.pao2 < 50 THEN 15 WHEN i.pao2 < 70 THEN 5 WHEN i.pao2 < 80 THEN 2 ELSE 0 END
+                    CASE
+                        WHEN i.pao2 < 50 THEN 15
+                        WHEN i.pao2 < 70 THEN 5
+                        WHEN i.pao2 < 80 THEN 2
+                        ELSE 0
+                    END
                 WHEN i.aado2 IS NOT NULL THEN
                     CASE
                         WHEN i.aado2 < 100 THEN 0

@@ -34,20 +34,44 @@ charted AS (
         AND nursingchartoffset <= 1440
         AND nursingchartcelltypecat IN ('Vital Signs', 'Scores', 'Other Vital Signs and Infusions')
 ),
+-- Each vital value tagged with its variable, already checked against its valid range.
+vital_values AS (
+    SELECT
+        patientunitstayid,
+        CASE
+            WHEN label = 'Heart Rate' AND name = 'Heart Rate' AND value BETWEEN 25 AND 225
+                THEN 'hr'
+            WHEN label = 'Respiratory Rate' AND name = 'Respiratory Rate'
+                AND value BETWEEN 0 AND 60
+                THEN 'rr'
+            WHEN label = 'Temperature' AND name = 'Temperature (C)' AND value BETWEEN 25 AND 46
+                THEN 'temp'
+            WHEN ((label = 'Invasive BP' AND name = 'Invasive BP Mean')
+                    OR (label IN ('MAP (mmHg)', 'Arterial Line MAP (mmHg)') AND name = 'Value'))
+                AND value BETWEEN 1 AND 250
+                THEN 'ibp'
+            WHEN label = 'Non-Invasive BP' AND name = 'Non-Invasive BP Mean'
+                AND value BETWEEN 1 AND 250
+                THEN 'nibp'
+        END AS variable,
+        value
+    FROM charted
+),
 vitals AS (
     SELECT
         patientunitstayid,
-        MIN(CASE WHEN label = 'Heart Rate' AND name = 'Heart Rate' AND value >= 25 AND value <= 225 THEN value END) AS hr_min,
-        MAX(CASE WHEN label = 'Heart Rate' AND name = 'Heart Rate' AND value >= 25 AND value <= 225 THEN value END) AS hr_max,
-        MIN(CASE WHEN label = 'Respiratory Rate' AND name = 'Respiratory Rate' AND value > 0 AND value <= 60 THEN value END) AS rr_min,
-        MAX(CASE WHEN label = 'Respiratory Rate' AND name = 'Respiratory Rate' AND value >= 0 AND value <= 60 THEN value END) AS rr_max,
-        MIN(CASE WHEN label = 'Temperature' AND name = 'Temperature (C)' AND value >= 25 AND value <= 46 THEN value END) AS temp_min,
-        MAX(CASE WHEN label = 'Temperature' AND name = 'Temperature (C)' AND value >= 25 AND value <= 46 THEN value END) AS temp_max,
-        MIN(CASE WHEN ((label = 'Invasive BP' AND name = 'Invasive BP Mean') OR (label IN ('MAP (mmHg)', 'Arterial Line MAP (mmHg)') AND name = 'Value')) AND value >= 1 AND value <= 250 THEN value END) AS ibp_min,
-        MAX(CASE WHEN ((label = 'Invasive BP' AND name = 'Invasive BP Mean') OR (label IN ('MAP (mmHg)', 'Arterial Line MAP (mmHg)') AND name = 'Value')) AND value >= 1 AND value <= 250 THEN value END) AS ibp_max,
-        MIN(CASE WHEN label = 'Non-Invasive BP' AND name = 'Non-Invasive BP Mean' AND value >= 1 AND value <= 250 THEN value END) AS nibp_min,
-        MAX(CASE WHEN label = 'Non-Invasive BP' AND name = 'Non-Invasive BP Mean' AND value >= 1 AND value <= 250 THEN value END) AS nibp_max
-    FROM charted
+        MIN(CASE WHEN variable = 'hr' THEN value END) AS hr_min,
+        MAX(CASE WHEN variable = 'hr' THEN value END) AS hr_max,
+        MIN(CASE WHEN variable = 'rr' AND value > 0 THEN value END) AS rr_min,
+        MAX(CASE WHEN variable = 'rr' THEN value END) AS rr_max,
+        MIN(CASE WHEN variable = 'temp' THEN value END) AS temp_min,
+        MAX(CASE WHEN variable = 'temp' THEN value END) AS temp_max,
+        MIN(CASE WHEN variable = 'ibp' THEN value END) AS ibp_min,
+        MAX(CASE WHEN variable = 'ibp' THEN value END) AS ibp_max,
+        MIN(CASE WHEN variable = 'nibp' THEN value END) AS nibp_min,
+        MAX(CASE WHEN variable = 'nibp' THEN value END) AS nibp_max
+    FROM vital_values
+    WHERE variable IS NOT NULL
     GROUP BY patientunitstayid
 ),
 gcs_by_offset AS (
@@ -66,8 +90,12 @@ gcs_charted AS (
 gcs_exam AS (
     SELECT patientunitstayid, MIN(TRY_CAST(physicalexamvalue AS NUMERIC)) AS gcs
     FROM eicu_crd.physicalexam
-    WHERE (physicalexampath LIKE 'notes/Progress Notes/Physical Exam/Physical Exam/Neurologic/GCS/_'
-            OR physicalexampath LIKE 'notes/Progress Notes/Physical Exam/Physical Exam/Neurologic/GCS/__')
+    WHERE (
+            physicalexampath
+                LIKE 'notes/Progress Notes/Physical Exam/Physical Exam/Neurologic/GCS/_'
+            OR physicalexampath
+                LIKE 'notes/Progress Notes/Physical Exam/Physical Exam/Neurologic/GCS/__'
+        )
         AND physicalexamoffset > 0
         AND physicalexamoffset <= 1440
         AND physicalexamvalue IS NOT NULL

@@ -1,4 +1,4 @@
--- Suspicion of infection: each antibiotic prescription with the culture that supports it (MIMIC-IV).
+-- Suspicion of infection (MIMIC-IV): each antibiotic prescription with the culture behind it.
 -- Reads: mimiciv_derived.antibiotic, mimiciv_hosp.microbiologyevents.
 -- Grain: one row per antibiotic row; key (subject_id, ab_id). ab_id numbers a subject's
 -- antibiotics by starttime, stoptime, antibiotic, hadm_id, stay_id (each ascending, NULLs
