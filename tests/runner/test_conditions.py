@@ -118,3 +118,10 @@ def test_redaction() -> None:
     text = "token hunter2-secret in /home/ann/x and sk-" + "b" * 30
     out = redact(text, ["hunter2-secret"], ["/home/ann"])
     assert "hunter2" not in out and "/home/ann" not in out and "sk-bbb" not in out
+
+
+def test_rawsql_skill_follows_the_run_schema(catalog: Catalog) -> None:
+    task = catalog.task("mimic-meld-24h")
+    skills = condition_skills(task, "with-skill-rawsql", catalog, lambda sql: "SELECT 42 AS x")
+    assert "SELECT 42 AS x" in skills[0].text
+    assert task.reference_sql.strip() not in skills[0].text

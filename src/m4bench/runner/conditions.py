@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from m4bench.runner.identity import Condition
@@ -30,8 +31,14 @@ class SkillFile:
     origin: str
 
 
-def condition_skills(task: Task, condition: Condition, catalog: Catalog) -> list[SkillFile]:
-    """The skills ``condition`` gives ``task``, sorted by folder name."""
+def condition_skills(
+    task: Task,
+    condition: Condition,
+    catalog: Catalog,
+    rewrite: Callable[[str], str] | None = None,
+) -> list[SkillFile]:
+    """The skills ``condition`` gives ``task``, sorted by folder name. ``rewrite`` turns
+    the reference query of the raw-SQL skill into the run's schema (perturbed runs)."""
     if condition in ("no-skill", "operational-spec"):
         return []
     if condition == "with-skill":
@@ -41,6 +48,8 @@ def condition_skills(task: Task, condition: Condition, catalog: Catalog) -> list
         return [SkillFile(folder, text, f"decoy:{folder}")]
     if condition == "with-skill-rawsql":
         folder, text = raw_sql_skill(task)
+        if rewrite is not None:
+            text = text.replace(task.reference_sql.strip(), rewrite(task.reference_sql).strip())
         return [SkillFile(folder, text, f"reference:{task.family}/{task.card.reference.file}")]
     return all_skills(task, catalog)
 

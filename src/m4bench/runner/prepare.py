@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,8 +15,14 @@ from m4bench.home import DataHome
 from m4bench.provision.agent_catalog import load_catalog_manifest
 from m4bench.provision.equivalence import load_mapping
 from m4bench.provision.ground_truth import ground_truth_path
-from m4bench.provision.layout import DICTIONARY_FILE, mapping_path, task_catalog_paths
+from m4bench.provision.layout import (
+    DICTIONARY_FILE,
+    PerturbedVariant,
+    mapping_path,
+    task_catalog_paths,
+)
 from m4bench.provision.mapping import SchemaMapping
+from m4bench.provision.rewrite import transform_sql
 from m4bench.runner.agent_choice import AgentInputs, resolve_adapter
 from m4bench.runner.canary import forbidden_paths
 from m4bench.runner.conditions import condition_skills
@@ -88,7 +94,7 @@ def prepare_run(
     ctx = _context(spec, agent_workdir, opts, timeout, credentials, box.isolated)
     if not box.isolated:
         (paths.workdir / AGENT_HOME).mkdir()
-    skills = condition_skills(task, spec.condition, catalog)
+    skills = condition_skills(task, spec.condition, catalog, _rewriter(spec, mapping))
     place_skills(adapter, ctx, paths.workdir, skills)
     runtime = [Mount(host=h, sandbox=s) for h, s in adapter.runtime_mounts()]
     protected = [truth.parent, CATALOG_ROOT, home.root, paths.run_dir.parent, paths.logs]
@@ -134,6 +140,13 @@ def _sandbox_spec(
         limits=opts.limits or default_limits(timeout),
         kill_grace_seconds=_GRACE_SECONDS,
     )
+
+
+def _rewriter(spec: RunSpec, mapping: SchemaMapping | None) -> Callable[[str], str] | None:
+    if mapping is None or spec.schema_name == "native":
+        return None
+    variant: PerturbedVariant = spec.schema_name
+    return lambda sql: transform_sql(sql, mapping, variant)
 
 
 def default_limits(timeout: float) -> Limits:
