@@ -97,8 +97,9 @@ def test_endpoints_must_be_host_and_port(tmp_path: Path) -> None:
     workdir, logs = tmp_path / "w", tmp_path / "logs"
     with pytest.raises(ValueError, match="host:port"):
         SandboxSpec(workdir=workdir, log_dir=logs, allowed_endpoints=("api.x.com",))
-    spec = SandboxSpec(workdir=workdir, log_dir=logs, allowed_endpoints=("API.X.com:443",))
-    assert spec.allowed_endpoints == ("api.x.com:443",)
+    endpoints = ("API.X.com:443", "[::1]:8080")
+    spec = SandboxSpec(workdir=workdir, log_dir=logs, allowed_endpoints=endpoints)
+    assert spec.allowed_endpoints == ("::1:8080", "api.x.com:443")
     with pytest.raises(ValueError, match="name 'A=B' is not valid"):
         SandboxSpec(workdir=workdir, log_dir=logs, env={"A=B": "x"})
 

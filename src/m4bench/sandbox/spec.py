@@ -58,7 +58,8 @@ def _check_endpoint(value: str) -> str:
     host, sep, port = value.rpartition(":")
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f"endpoint must be 'host:port', got {value!r}")
-    return f"{host.lower()}:{int(port)}"
+    # Same normal form as the proxy's: lower case, IPv6 without brackets.
+    return f"{host.strip('[]').lower()}:{int(port)}"
 
 
 class SandboxSpec(BaseModel):
