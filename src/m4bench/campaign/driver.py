@@ -8,9 +8,14 @@ crash-safe protocol (see :mod:`m4bench.campaign.store`).
 
 from __future__ import annotations
 
+import signal
+import threading
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import FrameType
 
 from m4bench.campaign.budget import BudgetGuard, run_cost
 from m4bench.campaign.eta import EtaModel
@@ -69,6 +74,7 @@ class _State:
     in_flight: dict[Future[RunOutcome], Claim] = field(default_factory=dict)
     per_provider: Counter[str] = field(default_factory=Counter)
     eta: EtaModel = field(default_factory=EtaModel)
+    interrupted: bool = False
 
 
 def run_campaign(
@@ -94,7 +100,8 @@ def run_campaign(
     capacity = _effective_capacity(executor.capacity, todo, settings.provider_limits)
     state = _State(todo=schedule_order(todo), capacity=capacity)
     try:
-        _loop(results, executor, settings, guard, state, report, progress)
+        with _graceful_interrupt(state):
+            _loop(results, executor, settings, guard, state, report, progress)
     finally:
         for claim in state.in_flight.values():
             claim.release()
@@ -113,23 +120,41 @@ def _loop(
     progress: ProgressSink | None,
 ) -> None:
     while True:
+        if state.interrupted:
+            report.stopped = INTERRUPTED
         report.stopped = report.stopped or guard.exceeded()
         if report.stopped is None:
             _fill(results, executor, settings, state, report)
         _show(progress, report, state, guard)
         if not state.in_flight:
             return
-        try:
-            finished = _wait_any(state)
-        except KeyboardInterrupt:
-            if report.stopped == INTERRUPTED:
-                raise
-            report.stopped = INTERRUPTED
-            continue
-        for future in finished:
+        for future in _wait_any(state):
             claim = state.in_flight.pop(future)
             state.per_provider[claim.run.provider] -= 1
             _record(results, settings, guard, claim, future, report, state.eta)
+
+
+@contextmanager
+def _graceful_interrupt(state: _State) -> Iterator[None]:
+    """First SIGINT: flag it (no new runs start); second: KeyboardInterrupt as usual.
+
+    A flag, not an exception, so the first interrupt can never land halfway through
+    recording a run. Only the main thread can own signal handlers.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if state.interrupted:
+            raise KeyboardInterrupt
+        state.interrupted = True
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _wait_any(state: _State) -> set[Future[RunOutcome]]:
