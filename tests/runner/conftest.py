@@ -23,6 +23,8 @@ from m4bench.tasks.catalog import Catalog, load_catalog
 
 SOURCE = "run-mimic"
 EICU_SOURCE = "run-eicu"
+# The tasks the fast tests run; slow tests provision the rest.
+FAST_TASKS = ["mimic-kdigo-48h", "mimic-meld-24h", "mimic-sofa-24h-raw", "mimic-ventilation"]
 
 
 def bwrap_works() -> bool:
@@ -77,13 +79,19 @@ def bench(tmp_path_factory: pytest.TempPathFactory, catalog: Catalog) -> Bench:
     home = DataHome(tmp_path_factory.mktemp("runner-home"))
     source = synthesize_mimic_iv(home, SOURCE, stays=60, seed=5, progress=False)
     build_concepts(source, jobs=2, progress=False)
-    setup(home, SOURCE, None, "native", progress=False)
+    setup(home, SOURCE, FAST_TASKS, "native", progress=False)
     return Bench(home, catalog)
+
+
+def provision_everything(bench: Bench) -> None:
+    """Native setup of every MIMIC-IV task (slow tests; current tasks are skipped)."""
+    setup(bench.home, SOURCE, None, "native", progress=False)
 
 
 @pytest.fixture(scope="session")
 def eicu_bench(bench: Bench) -> Bench:
-    """The same home with a small synthetic eICU source provisioned too."""
+    """The same home, every MIMIC-IV task provisioned, and a small eICU source too."""
+    provision_everything(bench)
     synthesize_eicu(bench.home, EICU_SOURCE, stays=80, seed=5, progress=False)
     setup(bench.home, EICU_SOURCE, None, "native", progress=False)
     return bench

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SOURCE, Bench, needs_bwrap
+from conftest import SOURCE, Bench, needs_bwrap, provision_everything
 
 from m4bench.provision.provisioner import setup
 
@@ -17,6 +17,7 @@ pytestmark = [*needs_bwrap, pytest.mark.slow]
 def test_oracle_scores_one_under_perturbed_schemas(
     bench: Bench, tmp_path: Path, variant: str
 ) -> None:
+    provision_everything(bench)
     setup(bench.home, SOURCE, None, variant, progress=False)  # type: ignore[arg-type]
     tasks = [t for t in bench.catalog.tasks if t.card.dataset == "mimic-iv"]
     failures = {}
