@@ -77,6 +77,9 @@ def infection(task_db) -> dict[tuple[int, int], dict[str, Any]]:
             _ab(8, 0),
             # 9: no culture at all
             _ab(9, 0, stay_id=90),
+            # 10: organism named without an organism code: not positive; the specimen's
+            # latest chart time is its culture time
+            _ab(10, 0),
         ],
     )
     insert(
@@ -98,6 +101,8 @@ def infection(task_db) -> dict[tuple[int, int], dict[str, Any]]:
             _culture(7, 71, None, DAY0 + timedelta(days=1), spec="URINE"),
             _culture(8, 81, 1.0, spec=None),
             _culture(8, 82, 2.0, spec="URINE"),
+            _culture(10, 101, 1.0, org_name="S. AUREUS", org_itemid=None),
+            _culture(10, 101, 5.0, org_name="", org_itemid=80002),
         ],
     )
     rows = run_reference(task, con).to_pylist()
@@ -159,4 +164,10 @@ def test_antibiotic_without_culture_keeps_its_row(infection) -> None:
     assert row["stay_id"] == 90 and row["hadm_id"] == 90
     assert row["suspected_infection"] == 0
     assert [row[c] for c in ("culture_time", "specimen", "positive_culture")] == [None] * 3
-    assert len(infection) == 12
+    assert len(infection) == 13
+
+
+def test_culture_collapse_and_positivity(infection) -> None:
+    row = infection[(10, 1)]
+    assert row["culture_time"] == at(5)  # the latest time of the specimen's rows
+    assert row["positive_culture"] == 0  # no code, or an empty organism name
