@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import tomllib
 from collections import Counter
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from m4bench.campaign import (
     schedule_order,
     shipped_profiles,
 )
+from m4bench.campaign.profile import parse_profile
 from m4bench.errors import M4BenchError
 
 CONTROL_TASKS = {
@@ -233,3 +236,14 @@ def test_slowest_first_by_duration_priors_and_timeouts(tmp_path: Path) -> None:
     ]
     timeouts = {r.cell.task: r.timeout_seconds for r in runs}
     assert timeouts == {"mimic-sepsis3-raw": 2400, "mimic-meld-24h": 600}
+
+
+def test_the_documented_profile_example_is_valid(catalog: list[TaskFacts]) -> None:
+    doc = Path(__file__).parents[2] / "docs" / "campaigns.md"
+    example = re.search(r"```toml\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)
+    assert example is not None
+    profile = parse_profile(tomllib.loads(example.group(1)), doc)
+    runs = plan_campaign(profile, PlanOptions(), catalog)
+    by_block = Counter(run.cell.condition for run in runs)
+    assert by_block["operational-spec"] == 2 * 5
+    assert by_block["no-skill"] == by_block["with-skill"] > 0
