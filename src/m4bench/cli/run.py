@@ -125,4 +125,4 @@ def show_record(record: ResultRecord, run_dir: Path, console: Console) -> None:
         f"harness {record.timings.harness:.2f} s",
         highlight=False,
     )
-    console.print(f"record {escape(str(run_dir / 'result.json'))}", highlight=False)
+    console.print(f"record {escape(str(run_dir / 'result.json'))}", highlight=False, soft_wrap=True)

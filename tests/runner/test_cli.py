@@ -1,0 +1,81 @@
+"""``m4bench run`` end to end: a recorded oracle run, a recorded harness error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import SOURCE, Bench, needs_bwrap
+from typer.testing import CliRunner
+
+from m4bench.cli import app
+from m4bench.runner import RunSpec, load_result
+
+pytestmark = needs_bwrap
+
+
+def test_run_command_records_an_oracle_run(bench: Bench, tmp_path: Path) -> None:
+    args = [
+        "run",
+        "--task",
+        "mimic-meld-24h",
+        "--agent",
+        "oracle",
+        "--source",
+        SOURCE,
+        "--home",
+        str(bench.home.root),
+        "--results",
+        str(tmp_path),
+        "--trial",
+        "3",
+    ]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "status ok" in result.output and "reward 1.0000" in result.output
+    run_id = RunSpec(task="mimic-meld-24h", agent="oracle", trial=3).run_id
+    record = load_result(tmp_path / run_id)
+    assert record.reward == 1.0 and record.identity.trial == 3
+    stored = json.loads((tmp_path / run_id / "result.json").read_text())
+    assert stored["format_version"] == 1 and stored["status"] == "ok"
+
+
+def test_run_command_rejects_an_unknown_condition(bench: Bench, tmp_path: Path) -> None:
+    args = [
+        "run",
+        "--task",
+        "mimic-meld-24h",
+        "--agent",
+        "oracle",
+        "--condition",
+        "magic",
+        "--home",
+        str(bench.home.root),
+        "--results",
+        str(tmp_path),
+    ]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code != 0
+    assert not list(tmp_path.iterdir())
+
+
+def test_run_command_replay_without_a_file_is_a_recorded_harness_error(
+    bench: Bench, tmp_path: Path
+) -> None:
+    args = [
+        "run",
+        "--task",
+        "mimic-meld-24h",
+        "--agent",
+        "replay",
+        "--source",
+        SOURCE,
+        "--home",
+        str(bench.home.root),
+        "--results",
+        str(tmp_path),
+    ]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code != 0
+    record = load_result(tmp_path / RunSpec(task="mimic-meld-24h", agent="replay").run_id)
+    assert record.status == "harness_error" and record.error and "replay" in record.error
