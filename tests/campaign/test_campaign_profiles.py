@@ -60,8 +60,12 @@ def test_paper_primary_has_the_papers_760_runs() -> None:
     assert len(trials_per_cell) == 152
 
 
-def test_every_shipped_profile_plans_against_the_task_catalog() -> None:
-    catalog = facts_from_catalog()
+@pytest.fixture(scope="module")
+def catalog() -> list[TaskFacts]:
+    return facts_from_catalog()
+
+
+def test_every_shipped_profile_plans_against_the_task_catalog(catalog: list[TaskFacts]) -> None:
     expected = {
         "paper-primary": 760,
         "paper-controls": 200,
@@ -78,13 +82,15 @@ def test_every_shipped_profile_plans_against_the_task_catalog() -> None:
                 assert run.cell.task.startswith("mimic-")
 
 
-def test_operational_spec_runs_only_sentinel_tasks_and_sonnet_for_claude() -> None:
-    catalog = {fact.name: fact for fact in facts_from_catalog()}
+def test_operational_spec_runs_only_sentinel_tasks_and_sonnet_for_claude(
+    catalog: list[TaskFacts],
+) -> None:
+    by_name = {fact.name: fact for fact in catalog}
     profile = load_profile("operational-spec")
     runs = plan_campaign(profile, PlanOptions(agents=("claude-code",)))
     assert len(runs) == 40
     assert {run.cell.model for run in runs} == {"sonnet"}
-    assert all(catalog[run.cell.task].sentinel for run in runs)
+    assert all(by_name[run.cell.task].sentinel for run in runs)
     assert len({run.cell.task for run in runs}) == 8
 
 
