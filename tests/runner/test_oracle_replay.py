@@ -11,6 +11,7 @@ from conftest import EICU_SOURCE, SOURCE, Bench, needs_bwrap
 from m4bench.provision.ground_truth import ground_truth_path
 from m4bench.runner import is_complete, load_result
 from m4bench.scoring import score_output
+from m4bench.tasks.reference import output_columns
 
 pytestmark = needs_bwrap
 
@@ -81,3 +82,22 @@ def test_replay_inside_bwrap_cannot_read_the_truth(bench: Bench, tmp_path: Path)
     trace = tmp_path / "results" / record.run_id / record.artifacts["trace.jsonl"].path
     events = [json.loads(line) for line in trace.read_text().splitlines()]
     assert events[-1]["ok"] is False
+
+
+def test_mutant_agent_runs_the_changed_reference(bench: Bench, tmp_path: Path) -> None:
+    task = bench.catalog.task("mimic-meld-24h")
+    columns = output_columns(task.reference_sql)
+    select = ", ".join(f"{c} + 5 AS {c}" if c == "meld" else c for c in columns)
+    asked: list[tuple[str, str]] = []
+
+    def mutants(task_name: str, mutant: str) -> str:
+        asked.append((task_name, mutant))
+        return f"SELECT {select} FROM (\n{task.reference_sql.strip().rstrip(';')}\n) AS ref"
+
+    record = bench.run(tmp_path, task.name, "mutant:meld-plus-five", mutants=mutants)
+    assert asked == [(task.name, "meld-plus-five")]
+    assert record.status == "ok", (record.status_detail, record.error)
+    assert record.reward == 0.0
+    assert record.score is not None and record.score.keys.recall == 1.0
+    missing = bench.run(tmp_path / "none", task.name, "mutant:meld-plus-five")
+    assert missing.status == "harness_error" and "mutant" in (missing.error or "")
