@@ -2,11 +2,13 @@
 
 Table ``agent`` holds one row per parsed CSV record (``rowid`` = file order):
 typed key columns ``k0..``, ``key_ok`` (every key cell is null or casts exactly),
-``b0..`` (the raw key text of rows whose key did not cast), and per wanted value
-column ``v{j}`` (the cell cast to the truth's comparison type) and ``u{j}`` (the raw
-text of a non-null cell that did not cast, else NULL), with bit ``j`` of the flag
-words ``w0..`` set when ``u{j}`` is not NULL. A cell is null for the agent exactly
-when ``v{j}`` is NULL and its flag is clear. View ``agent_first`` keeps the first row
+``b`` (a list of the raw key texts, only on rows whose key did not cast), per wanted
+value column ``v{j}`` (the cell cast to the truth's comparison type), flag words
+``w0..`` with bit ``j`` set when cell ``j`` is not null but did not cast, and ``u``
+(only on rows with such a cell: the list of raw texts, element ``j + 1`` for column
+``j``). A cell is null for the agent exactly when ``v{j}`` is NULL and its flag is
+clear. Raw text lives in lists that are NULL on ordinary rows, so it costs almost
+nothing there. View ``agent_first`` keeps the first row
 of every castable key (file position ``rn``, keys, values and flags only: the join
 payload stays small; raw text is looked up in ``agent`` by ``rn`` when needed).
 """
@@ -51,10 +53,6 @@ class AgentLayout:
         return [f"k{index}" for index in range(self.key_count)]
 
     @property
-    def bad_keys(self) -> list[str]:
-        return [f"b{index}" for index in range(self.key_count)]
-
-    @property
     def flag_words(self) -> list[str]:
         return [f"w{word}" for word in range(-(-len(self.values) // FLAG_BITS))]
 
@@ -94,7 +92,7 @@ def load_agent(
         con.execute("DROP TABLE IF EXISTS reject_errors; DROP TABLE IF EXISTS reject_scans")
         sql = _create_agent_sql(path, header, spec, truth, options, layout, parallel=False)
         con.execute(sql)
-    group = ", ".join(layout.keys + layout.bad_keys)
+    group = ", ".join([*layout.keys, "b"])
     con.execute(
         f"CREATE TABLE {_REPEATS} AS SELECT {group}, count(*) AS copies, "
         f"min(rowid) AS keep, bool_and(key_ok) AS ok FROM {AGENT_TABLE} "
@@ -134,19 +132,23 @@ def _create_agent_sql(
         ok_parts.append(f"(r{index} IS NULL OR k{index} IS NOT NULL)")
         final.append(f"k{index}")
     final.append("key_ok")
-    final.extend(
-        f"CASE WHEN key_ok THEN NULL ELSE r{index} END AS b{index}"
-        for index in range(layout.key_count)
-    )
+    raw_keys = ", ".join(f"r{index}" for index in range(layout.key_count))
+    final.append(f"CASE WHEN key_ok THEN NULL ELSE [{raw_keys}] END AS b")
     for name, j in layout.values.items():
         kind = truth.columns[name].kind
         cells.append(f"{agent_cell(f'c{header.positions[name]}', kind, rule)} AS s{j}")
         typed.append(f"{agent_value(f's{j}', kind)} AS v{j}")
         typed.append(f"s{j}")
-        final.extend([f"v{j}", f"CASE WHEN v{j} IS NULL THEN s{j} END AS u{j}"])
+        final.append(f"v{j}")
+    uncast = {j: f"(v{j} IS NULL AND s{j} IS NOT NULL)" for j in layout.values.values()}
+    if uncast:
+        texts = ", ".join(f"CASE WHEN {test} THEN s{j} END" for j, test in uncast.items())
+        final.append(f"CASE WHEN {' OR '.join(uncast.values())} THEN [{texts}] END AS u")
+    else:
+        final.append("CAST(NULL AS VARCHAR[]) AS u")
     for word in range(len(layout.flag_words)):
         bits = [
-            f"CASE WHEN v{j} IS NULL AND s{j} IS NOT NULL THEN {1 << (j % FLAG_BITS)} ELSE 0 END"
+            f"CASE WHEN {uncast[j]} THEN {1 << (j % FLAG_BITS)} ELSE 0 END"
             for j in layout.values.values()
             if j // FLAG_BITS == word
         ]

@@ -86,7 +86,7 @@ def cell_sql(
         truth=tv,
         typed=typed,
         uncast=flag,
-        text=f"coalesce({raw_alias}.u{j}, CAST({typed} AS VARCHAR))",
+        text=f"coalesce({raw_alias}.u[{j + 1}], CAST({typed} AS VARCHAR))",
         agree=values_agree(tv, typed, column.kind, spec.tolerance_for(name)),
         both_null=f"({PRESENT} AND {tv} IS NULL AND {typed} IS NULL AND NOT {flag})",
     )
@@ -232,7 +232,7 @@ def extra_key_sample(
     if sample_size == 0:
         return []
     fields = ", ".join(
-        f"{truth.columns[name].ident} := coalesce(CAST(a.k{index} AS VARCHAR), a.b{index})"
+        f"{truth.columns[name].ident} := coalesce(CAST(a.k{index} AS VARCHAR), a.b[{index + 1}])"
         for index, name in enumerate(spec.key_columns)
     )
     sql = (

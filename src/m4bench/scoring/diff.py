@@ -77,7 +77,7 @@ def _truth_side(spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout) ->
 
 def _agent_side(spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout) -> str:
     keys = [
-        f"coalesce(CAST(a.k{index} AS VARCHAR), a.b{index}) AS {truth.columns[name].ident}"
+        f"coalesce(CAST(a.k{index} AS VARCHAR), a.b[{index + 1}]) AS {truth.columns[name].ident}"
         for index, name in enumerate(spec.key_columns)
     ]
     values, _ = _values(spec, truth, layout, joined=False)
