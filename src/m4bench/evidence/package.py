@@ -1,0 +1,154 @@
+"""``package_results``: a campaign's results directory as a sanitized, verifiable package.
+
+Layout of the package::
+
+    MANIFEST.json                  size and SHA-256 of every other file
+    AUDIT.json                     the integrity audit (IntegrityAudit)
+    SANITIZATION_REPORT.json       every action, file by file
+    campaign.json                  the planned set
+    runs/<run_id>/result.json      the result record (samples emptied, strings redacted)
+    runs/<run_id>/instruction.md   the instruction the agent got
+    runs/<run_id>/trace.jsonl      the trace, redacted, data blocks replaced by a stub
+    runs/<run_id>/egress.jsonl     the egress log, times relative to its first event
+    runs/<run_id>/output.csv       scores-only (full for a public synthetic source)
+
+Nothing else of a run is packaged (not ``diff.parquet``, not ``stderr.log``); earlier
+attempts of a run appear only as metadata in the audit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from m4bench.errors import M4BenchError
+from m4bench.evidence.archive import write_archive
+from m4bench.evidence.audit import (
+    CAMPAIGN_FILE,
+    RETAINED,
+    RUNS_DIR,
+    IntegrityAudit,
+    SupersededAttempt,
+    audit_records,
+    planned_run_ids,
+    result_records,
+    superseded_attempts,
+)
+from m4bench.evidence.builder import Builder, PackageOptions
+from m4bench.evidence.model import (
+    AUDIT_FILE,
+    MANIFEST_FILE,
+    REPORT_FILE,
+    FileEntry,
+    PackageManifest,
+    SanitizationReport,
+)
+from m4bench.evidence.redact import Redactor
+from m4bench.evidence.run_files import package_run
+from m4bench.fileio import atomic_write_text, canonical_json
+from m4bench.tasks.catalog import load_catalog
+
+RULES = [
+    "secrets (token-shaped strings, key/token/password fields, private keys, credential "
+    "values from the environment) -> [secret] or [redacted]",
+    "e-mail addresses -> [email]",
+    "home, temporary and local paths, the results directory and the data home -> "
+    "[local-path] or [redacted]",
+    "dates and date-times -> [time]; egress event times made relative to the first event",
+    "integers of seven or more digits and the run's identifier values -> [id] or [redacted]",
+    "tabular data blocks (two or more delimited rows of numbers or dates) -> a stub with "
+    "their line count and SHA-256 prefix",
+    "row samples in result records (fields ending in _sample) emptied",
+    "output.csv: scores-only (row_id, optional row_key_hash, numeric scored columns) "
+    "unless the source is public and full outputs were allowed",
+]
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class PackageResult:
+    path: Path
+    sha256: str
+    files: int
+    audit: IntegrityAudit
+    report: SanitizationReport
+
+
+def package_results(
+    results: Path,
+    out: Path,
+    options: PackageOptions | None = None,
+    progress: Progress | None = None,
+) -> PackageResult:
+    """Sanitize ``results`` into the ``.tar.zst`` package ``out`` (and ``out.sha256``)."""
+    opts = options or PackageOptions()
+    results = results.expanduser().resolve()
+    _check_out(results, out)
+    builder = Builder(results, opts, load_catalog())
+    records = result_records(results)
+    planned, profile = planned_run_ids(results)
+    step = progress or (lambda _name: None)
+    sanitized: dict[str, dict[str, Any]] = {}
+    for run_id, record in records.items():
+        sanitized[run_id] = package_run(builder, run_id, record)
+        step(run_id)
+    if (results / CAMPAIGN_FILE).exists():
+        builder.add_json(CAMPAIGN_FILE, CAMPAIGN_FILE, builder.redactor([]))
+    superseded = _clean_superseded(superseded_attempts(results, records), builder.redactor([]))
+    audit = audit_records(sanitized, planned, profile, superseded, retained_counts(builder.files))
+    builder.add(AUDIT_FILE, (canonical_json(audit.model_dump(mode="json"))).encode("utf-8"))
+    report = SanitizationReport(
+        outputs=opts.outputs,
+        key_hash=opts.salt is not None,
+        rules=RULES,
+        files=sorted(builder.actions, key=lambda a: a.path),
+        skipped=sorted(builder.skipped, key=lambda s: s.source),
+    )
+    builder.add(REPORT_FILE, canonical_json(report.model_dump(mode="json")).encode("utf-8"))
+    builder.add(MANIFEST_FILE, manifest_bytes(builder.files))
+    write_archive(out, builder.files)
+    digest = hashlib.sha256(out.read_bytes()).hexdigest()
+    atomic_write_text(sidecar(out), f"{digest}  {out.name}\n")
+    return PackageResult(out, digest, len(builder.files), audit, report)
+
+
+def sidecar(out: Path) -> Path:
+    return out.with_name(out.name + ".sha256")
+
+
+def manifest_bytes(files: dict[str, bytes]) -> bytes:
+    entries = [
+        FileEntry(path=name, bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+        for name, data in sorted(files.items())
+        if name != MANIFEST_FILE
+    ]
+    manifest = PackageManifest(files=entries, files_sha256=PackageManifest.digest(entries))
+    return canonical_json(manifest.model_dump(mode="json")).encode("utf-8")
+
+
+def retained_counts(files: dict[str, bytes]) -> dict[str, int]:
+    names = [name.rsplit("/", 1)[-1] for name in files if name.startswith(f"{RUNS_DIR}/")]
+    return {artifact: names.count(artifact) for artifact in RETAINED}
+
+
+def _check_out(results: Path, out: Path) -> None:
+    if not out.name.endswith(".tar.zst"):
+        raise M4BenchError(f"{out}: the package name must end in .tar.zst", hint="rename --out")
+    if out.resolve().is_relative_to(results):
+        raise M4BenchError(
+            f"{out}: the package may not be written inside the results directory {results}",
+            hint="choose an --out path outside the results directory",
+        )
+
+
+def _clean_superseded(
+    items: list[SupersededAttempt], redactor: Redactor
+) -> list[SupersededAttempt]:
+    return [
+        item.model_copy(update={"error": redactor.text(item.error) if item.error else None})
+        for item in items
+    ]

@@ -1,0 +1,130 @@
+"""``verify_package``: every hash of a package, and its audit recomputed from its records."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from m4bench.campaign.identity import PlannedRun
+from m4bench.errors import M4BenchError
+from m4bench.evidence.archive import read_archive
+from m4bench.evidence.audit import (
+    CAMPAIGN_FILE,
+    RESULT_FILE,
+    RUNS_DIR,
+    IntegrityAudit,
+    audit_records,
+)
+from m4bench.evidence.model import AUDIT_FILE, MANIFEST_FILE, PackageManifest
+from m4bench.evidence.package import retained_counts, sidecar
+
+
+@dataclass
+class VerifyReport:
+    """Failures make a package untrustworthy; warnings are what its audit reports."""
+
+    path: Path
+    files: int = 0
+    failures: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    audit: IntegrityAudit | None = None
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+def verify_package(path: Path) -> VerifyReport:
+    """Check the archive's sidecar hash, every manifest entry, and the audit."""
+    if not path.is_file():
+        raise M4BenchError(f"{path}: no such package", hint="pass the .tar.zst file to verify")
+    data = path.read_bytes()
+    report = VerifyReport(path)
+    _check_sidecar(path, data, report)
+    files = read_archive(data, str(path))
+    manifest = _manifest(files, report)
+    if manifest is None:
+        return report
+    report.files = len(manifest.files)
+    _check_files(files, manifest, report)
+    _check_audit(files, report)
+    return report
+
+
+def _check_sidecar(path: Path, data: bytes, report: VerifyReport) -> None:
+    side = sidecar(path)
+    if not side.exists():
+        report.warnings.append(f"no {side.name}: the archive's own hash was not checked")
+        return
+    expected = side.read_text(encoding="utf-8").split()[0] if side.read_text().strip() else ""
+    if hashlib.sha256(data).hexdigest() != expected:
+        report.failures.append(f"{path.name}: SHA-256 differs from {side.name}")
+
+
+def _manifest(files: dict[str, bytes], report: VerifyReport) -> PackageManifest | None:
+    if MANIFEST_FILE not in files:
+        report.failures.append(f"{MANIFEST_FILE} is missing")
+        return None
+    try:
+        manifest = PackageManifest.model_validate_json(files[MANIFEST_FILE])
+    except ValidationError as exc:
+        report.failures.append(f"{MANIFEST_FILE}: invalid ({exc.errors()[0]['msg']})")
+        return None
+    if PackageManifest.digest(manifest.files) != manifest.files_sha256:
+        report.failures.append(f"{MANIFEST_FILE}: its file list does not match its digest")
+    return manifest
+
+
+def _check_files(files: dict[str, bytes], manifest: PackageManifest, report: VerifyReport) -> None:
+    listed = {entry.path for entry in manifest.files}
+    for name in sorted(set(files) - listed - {MANIFEST_FILE}):
+        report.failures.append(f"{name}: in the archive but not in {MANIFEST_FILE}")
+    for entry in manifest.files:
+        data = files.get(entry.path)
+        if data is None:
+            report.failures.append(f"{entry.path}: listed in {MANIFEST_FILE} but missing")
+        elif len(data) != entry.bytes or hashlib.sha256(data).hexdigest() != entry.sha256:
+            report.failures.append(f"{entry.path}: size or SHA-256 differs from {MANIFEST_FILE}")
+
+
+def _check_audit(files: dict[str, bytes], report: VerifyReport) -> None:
+    try:
+        stated = IntegrityAudit.model_validate_json(files[AUDIT_FILE])
+    except (KeyError, ValidationError) as exc:
+        report.failures.append(f"{AUDIT_FILE}: missing or invalid ({type(exc).__name__})")
+        return
+    report.audit = stated
+    try:
+        recomputed = _recompute(files, stated)
+    except (ValueError, ValidationError, M4BenchError) as exc:
+        report.failures.append(f"the audit could not be recomputed from the records: {exc}")
+        return
+    stated_fields = stated.model_dump()
+    for name, value in recomputed.model_dump().items():
+        if stated_fields[name] != value:
+            report.failures.append(
+                f"{AUDIT_FILE}: {name} is {stated_fields[name]!r}, the records give {value!r}"
+            )
+    report.warnings += stated.problems()
+
+
+def _recompute(files: dict[str, bytes], stated: IntegrityAudit) -> IntegrityAudit:
+    records: dict[str, dict[str, Any]] = {}
+    prefix, suffix = f"{RUNS_DIR}/", f"/{RESULT_FILE}"
+    for name in sorted(files):
+        if name.startswith(prefix) and name.endswith(suffix) and name.count("/") == 2:
+            records[name[len(prefix) : -len(suffix)]] = json.loads(files[name])
+    planned: list[str] | None = None
+    profile: str | None = None
+    if CAMPAIGN_FILE in files:
+        campaign = json.loads(files[CAMPAIGN_FILE])
+        planned = [PlannedRun.model_validate(run).run_id for run in campaign.get("runs", [])]
+        profile = campaign.get("profile")
+    return audit_records(
+        records, planned, profile, stated.superseded_attempts, retained_counts(files)
+    )
