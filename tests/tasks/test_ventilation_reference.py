@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from task_rows import at, insert, run_reference
+from task_rows import at, build, insert, run_reference
 
 
 def _device(stay_id: int, hours: float, device: str) -> dict[str, Any]:
@@ -114,3 +114,43 @@ def test_ignored_times_and_the_text_none(episodes) -> None:
 def test_ventilator_modes_invasive_and_non_invasive(episodes) -> None:
     # Standby at 10 has no status: the NIV episode ends at its own last time
     assert episodes[6] == [(1, 0, 7, "InvasiveVent"), (2, 7, 9, "NonInvasiveVent")]
+
+
+def test_timeline_and_device_ranking_from_source_rows(task_db, library) -> None:
+    """Raw charting: devices at one time rank alphabetically, a device needs an O2 flow
+    charted at the same time, and a ventilator mode alone makes a charting time."""
+    task, con = task_db("mimic-ventilation-raw")
+
+    def chart(hours: float, item: int, value: str) -> dict[str, Any]:
+        numeric = float(value) if value[0].isdigit() else None
+        return {
+            "subject_id": 1,
+            "stay_id": 1,
+            "charttime": at(hours),
+            "itemid": item,
+            "value": value,
+            "valuenum": numeric,
+        }
+
+    flow, device, mode = 223834, 226732, 223849
+    insert(
+        con,
+        "mimiciv_icu.chartevents",
+        [
+            chart(0, flow, "2"),
+            chart(0, device, "Nasal cannula"),
+            chart(0, device, "Endotracheal tube"),  # ranks first: invasive
+            chart(3, mode, "SIMV"),  # no flow needed for a ventilator setting
+            chart(5, device, "Nasal cannula"),  # no flow at 5 h: dropped
+            chart(8, flow, "2"),
+            chart(8, device, "Nasal cannula"),
+            chart(9, flow, "3"),
+            chart(9, device, "Nasal cannula"),
+        ],
+    )
+    build(con, library, "oxygen_delivery", "ventilator_setting")
+    rows = run_reference(task, con).to_pylist()
+    got = [
+        (r["ventilation_seq"], r["starttime"], r["endtime"], r["ventilation_status"]) for r in rows
+    ]
+    assert got == [(1, at(0), at(8), "InvasiveVent"), (2, at(8), at(9), "SupplementalOxygen")]
