@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections import Counter
@@ -226,3 +227,13 @@ def test_time_left_scales_priors_by_observed_speed() -> None:
     eta.observe(prior=300.0, actual=30.0)
     assert eta.calibration == pytest.approx(0.1)
     assert eta.seconds_left([600.0, 600.0], [300.0], capacity=2) == pytest.approx(67.5)
+
+
+def test_ray_executor_without_ray_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from m4bench.campaign.ray_executor import RayExecutor
+    from m4bench.errors import M4BenchError
+
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(M4BenchError, match="ray executor needs Ray") as info:
+        RayExecutor(SimulatedRun(), FAST)
+    assert info.value.hint is not None and "m4bench[ray]" in info.value.hint
