@@ -1,0 +1,142 @@
+"""The demo's stages, each timed, each reusing what already exists.
+
+A stage returns a one-line detail and whether it reused earlier work; a stage whose layer
+or tool is missing raises :class:`Unavailable` and the demo says so instead of faking it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from m4bench.errors import M4BenchError
+from m4bench.fileio import atomic_write_text, sha256_file
+from m4bench.home import DataHome
+from m4bench.sources.layout import Source, load_source
+
+
+class Unavailable(Exception):
+    """A stage cannot run here (a missing tool or an earlier stage's missing output)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    detail: str
+    reused: bool = False
+
+
+@dataclass(frozen=True)
+class DemoSources:
+    mimic: str
+    eicu: str
+
+    def by_dataset(self) -> dict[str, str]:
+        return {"mimic-iv": self.mimic, "eicu": self.eicu}
+
+
+def ensure_sources(
+    home: DataHome, names: DemoSources, stays: int, seed: int, progress: bool
+) -> Outcome:
+    """Both synthetic sources: reused when present, else generated."""
+    from m4bench.sources.synth.eicu import synthesize_eicu
+    from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
+
+    built = []
+    if not _exists(home, names.mimic):
+        synthesize_mimic_iv(
+            home, names.mimic, stays=stays, seed=seed, force=True, progress=progress
+        )
+        built.append(names.mimic)
+    if not _exists(home, names.eicu):
+        synthesize_eicu(home, names.eicu, stays=stays, seed=seed, force=True, progress=progress)
+        built.append(names.eicu)
+    if not built:
+        return Outcome(f"{names.mimic}, {names.eicu} present", reused=True)
+    return Outcome(f"generated {', '.join(built)} ({stays} stays each, seed {seed})")
+
+
+def _exists(home: DataHome, name: str) -> bool:
+    try:
+        load_source(home, name)
+    except M4BenchError:
+        return False
+    return True
+
+
+def build_demo_concepts(home: DataHome, names: DemoSources, progress: bool) -> Outcome:
+    from m4bench.concepts.build import BuildEvent, build_concepts
+
+    events: list[BuildEvent] = []
+    manifest = build_concepts(
+        load_source(home, names.mimic), progress=progress, on_event=events.append
+    )
+    built = sum(1 for e in events if e.action == "built")
+    detail = f"{len(manifest.concepts)} concepts, {built} built"
+    return Outcome(detail, reused=built == 0)
+
+
+def provision(home: DataHome, names: DemoSources, progress: bool) -> Outcome:
+    """Ground truth and native agent catalogs of every task of both datasets."""
+    from m4bench.provision.provisioner import setup
+
+    truths = catalogs = built = 0
+    for name in (names.mimic, names.eicu):
+        report = setup(home, name, None, "native", progress=progress)
+        truths += len(report.truths)
+        catalogs += len(report.catalogs)
+        built += sum(1 for t in report.truths if t.action == "built")
+        built += sum(1 for _, action in report.catalogs if action == "built")
+    return Outcome(f"{truths} ground truths, {catalogs} agent catalogs, {built} built", built == 0)
+
+
+def validity(home: DataHome, names: DemoSources, tasks: list[str], out: Path) -> Outcome:
+    """The validity audit (references and known-wrong mutants) on the campaign's tasks."""
+    from m4bench.validity import audit
+
+    lines, reused, passed = [], True, True
+    for name in (names.mimic, names.eicu):
+        source = load_source(home, name)
+        chosen = [t for t in tasks if _dataset_of(t) == source.manifest.dataset]
+        report_path = out / f"validity-{name}.json"
+        stamp = _stamp(source, chosen)
+        stamp_path = report_path.with_suffix(".stamp")
+        if not (report_path.exists() and _read(stamp_path) == stamp):
+            report = audit(source, chosen, home=home)
+            atomic_write_text(report_path, report.model_dump_json(indent=2) + "\n")
+            atomic_write_text(stamp_path, stamp)
+            reused = False
+        ok = json.loads(report_path.read_text(encoding="utf-8")).get("passed") is True
+        passed &= ok
+        lines.append(f"{name}: {'passed' if ok else 'FAILED'}")
+    return Outcome("; ".join(lines) + ("" if passed else " (see validity-*.json)"), reused)
+
+
+def _dataset_of(task: str) -> str:
+    return "eicu" if task.startswith("eicu-") else "mimic-iv"
+
+
+def _stamp(source: Source, tasks: list[str]) -> str:
+    digest = sha256_file(source.layout.manifest_path)
+    return hashlib.sha256(f"{digest}|{','.join(sorted(tasks))}".encode()).hexdigest() + "\n"
+
+
+def _read(path: Path) -> str | None:
+    return path.read_text(encoding="utf-8") if path.exists() else None
+
+
+def reset_if_stale(results: Path, stamp_text: str) -> None:
+    """Remove a demo campaign whose data changed (its ground truth no longer matches)."""
+    stamp = results.parent / "data.stamp"
+    if _read(stamp) != stamp_text and results.exists():
+        shutil.rmtree(results)
+    atomic_write_text(stamp, stamp_text)
+
+
+def data_stamp(home: DataHome, names: DemoSources) -> str:
+    parts = [
+        sha256_file(load_source(home, n).layout.manifest_path) for n in (names.mimic, names.eicu)
+    ]
+    return "|".join(parts) + "\n"

@@ -1,0 +1,128 @@
+"""The demo's later stages: preflight, the campaign, analysis and the evidence package."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from m4bench.demo.stages import DemoSources, Outcome, Unavailable
+from m4bench.errors import M4BenchError
+from m4bench.fileio import atomic_write_bytes
+from m4bench.home import DataHome
+
+if TYPE_CHECKING:
+    from m4bench.demo.run import DemoOptions
+
+ANALYSIS_REPS = 2000
+SALT_FILE = "salt.key"
+
+
+def preflight(home: DataHome, names: DemoSources, sandbox: str, data_ok: bool) -> Outcome:
+    from m4bench.preflight import PreflightOptions, run_preflight
+
+    if not data_ok:
+        raise Unavailable("the data stages did not finish")
+    checks = run_preflight(home, PreflightOptions(sources=names.by_dataset(), sandbox=sandbox))
+    failed = [c for c in checks if not c.ok]
+    if failed:
+        raise M4BenchError(
+            "; ".join(f"{c.name}: {c.detail}" for c in failed),
+            hint="; ".join(c.fix for c in failed if c.fix),
+        )
+    return Outcome(f"{len(checks)} checks passed")
+
+
+def campaign(
+    home: DataHome,
+    names: DemoSources,
+    results: Path,
+    tasks: list[str],
+    opts: DemoOptions,
+    data_ok: bool,
+) -> Outcome:
+    """The demo campaign in the sandbox; complete runs of an earlier demo are kept."""
+    from m4bench.campaign import (
+        DriverSettings,
+        LocalExecutor,
+        PlanOptions,
+        ResultsDir,
+        facts_from_catalog,
+        plan_campaign,
+        run_campaign,
+    )
+    from m4bench.campaign.progress import LiveProgress
+    from m4bench.demo.agents import DemoRunFn
+    from m4bench.demo.profile import demo_agents, demo_profile
+    from m4bench.sandbox import check_bwrap_available
+
+    if not data_ok:
+        raise Unavailable("the data stages did not finish")
+    if opts.sandbox == "bwrap":
+        try:
+            check_bwrap_available()
+        except M4BenchError as exc:
+            raise Unavailable(f"the bwrap sandbox is not available: {exc.message}") from exc
+    react = opts.react_endpoint is not None
+    profile = demo_profile(tasks, opts.react_model if react else None)
+    planned = plan_campaign(profile, PlanOptions(agents=demo_agents(react)), facts_from_catalog())
+    run_fn = DemoRunFn(
+        home.root, results.resolve(), names.by_dataset(), opts.sandbox, opts.react_endpoint
+    )
+    executor = LocalExecutor(run_fn, profile.concurrency.jobs, profile.retry)
+    settings = DriverSettings(
+        profile=profile.name, resume=True, provider_limits=profile.concurrency.providers
+    )
+    store = ResultsDir(results)
+    if opts.progress:
+        with LiveProgress() as live:
+            report = run_campaign(store, planned, executor, settings, live)
+    else:
+        report = run_campaign(store, planned, executor, settings)
+    if report.missing:
+        raise M4BenchError(
+            f"{report.missing} of {report.planned} runs missing after "
+            f"{report.infra_errors} infrastructure errors",
+            hint="run the demo again to retry them",
+        )
+    now = report.done + report.failed
+    detail = (
+        f"{report.complete}/{report.planned} runs ({now} run now, {report.complete_before} "
+        f"reused; {report.failed} recorded agent failures)"
+    )
+    return Outcome(detail, reused=now == 0)
+
+
+def analyze_demo(results: Path, out: Path, ran: bool) -> Outcome:
+    from m4bench.analysis import AnalysisSettings, analyze
+
+    if not ran and not (results / "runs").is_dir():
+        raise Unavailable("no campaign results to analyze")
+    settings = AnalysisSettings(reps=ANALYSIS_REPS, permutation_reps=ANALYSIS_REPS)
+    result = analyze(results, out, settings)
+    return Outcome(f"{len(result.headline)} headline estimates; {out / 'report.html'}")
+
+
+def package_evidence(home: DataHome, results: Path, package: Path, ran: bool) -> Outcome:
+    from m4bench.evidence import PackageOptions, package_results, verify_package
+
+    if not ran and not (results / "runs").is_dir():
+        raise Unavailable("no campaign results to package")
+    options = PackageOptions(salt=_salt(package.parent), outputs="scores-only", home=home)
+    result = package_results(results, package, options)
+    verified = verify_package(package)
+    if not verified.passed:
+        raise M4BenchError(
+            f"{package}: verification failed: {'; '.join(verified.failures[:3])}",
+            hint="report this: a fresh package must verify",
+        )
+    return Outcome(f"{result.files} files, verified; sha256 {result.sha256[:16]}")
+
+
+def _salt(folder: Path) -> bytes:
+    """The demo's private HMAC salt, created once and kept beside (never in) the package."""
+    path = folder / SALT_FILE
+    if not path.exists():
+        atomic_write_bytes(path, os.urandom(32))
+        path.chmod(0o600)
+    return path.read_bytes()

@@ -1,0 +1,147 @@
+"""The individual preflight checks; each returns :class:`Check` records, never raises."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from m4bench.errors import M4BenchError
+from m4bench.home import DataHome
+from m4bench.provision.layout import SchemaVariant
+from m4bench.provision.preflight import provisioning_checks
+from m4bench.runner.builtin_agents import python_runtime_mounts
+from m4bench.runner.canary import forbidden_paths, run_canary
+from m4bench.sandbox import Mount, SandboxSpec, get_sandbox
+from m4bench.sandbox.bwrap import check_bwrap_available
+from m4bench.sources.layout import Source, load_source
+from m4bench.tasks.catalog import CATALOG_ROOT, Task
+from m4bench.tasks.lint import lint_catalog
+
+_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+def check_catalog_lint(run_references: bool = False) -> Check:
+    """The task catalog passes every lint rule (references run only when asked)."""
+    findings = [f for f in lint_catalog(run_references=run_references) if f.severity == "error"]
+    if not findings:
+        return Check("catalog lint", True, "no errors in the task catalog")
+    shown = "; ".join(str(f) for f in findings[:_SHOWN])
+    return Check(
+        "catalog lint",
+        False,
+        f"{len(findings)} lint errors: {shown}",
+        "run `m4bench tasks lint` and fix each finding",
+    )
+
+
+def check_source(home: DataHome, name: str, dataset: str) -> tuple[Check, Source | None]:
+    """The source exists and is readable."""
+    try:
+        source = load_source(home, name)
+    except M4BenchError as exc:
+        command = "mimic-iv" if dataset == "mimic-iv" else "eicu"
+        return Check(
+            f"source {name}",
+            False,
+            exc.message,
+            f"`m4bench data synth {command}` (synthetic) or `m4bench data ingest {command} PATH`",
+        ), None
+    rows = sum(entry.rows for entry in source.manifest.tables.values())
+    return Check(f"source {name}", True, f"{len(source.manifest.tables)} tables, {rows:,} rows"), (
+        source
+    )
+
+
+def check_provisioning(
+    home: DataHome, source: Source, tasks: Sequence[Task], variant: SchemaVariant
+) -> Check:
+    """Ground truth of every task and its agent catalog for ``variant`` are valid."""
+    results = provisioning_checks(home, source, tasks, [variant])
+    failed = [r for r in results if not r.ok]
+    name = f"provisioning {source.name} ({variant})"
+    if not failed:
+        return Check(name, True, f"{len(results)} ground truths and agent catalogs valid")
+    shown = "; ".join(f"{r.name}: {r.detail}" for r in failed[:_SHOWN])
+    schema = "" if variant == "native" else f" --schema {variant}"
+    return Check(
+        name,
+        False,
+        f"{len(failed)} of {len(results)} invalid: {shown}",
+        f"`m4bench setup --source {source.name}{schema}`",
+    )
+
+
+def check_sandbox(name: str, home: DataHome, results: Path | None) -> Check:
+    """The backend works and its filesystem canary sees none of the protected paths."""
+    label = f"sandbox {name} and its canary"
+    try:
+        if name == "bwrap":
+            check_bwrap_available()
+        box = get_sandbox(name)
+    except M4BenchError as exc:
+        return Check(label, False, exc.message, exc.hint or "install bubblewrap")
+    if not box.isolated:
+        return Check(
+            label, False, f"the {name} backend isolates nothing", "use --sandbox bwrap or docker"
+        )
+    protected = [CATALOG_ROOT, home.root, *([results] if results else [])]
+    runtime = python_runtime_mounts()
+    with tempfile.TemporaryDirectory(prefix="m4bench-preflight-") as scratch:
+        workdir, logs = Path(scratch) / "workdir", Path(scratch) / "logs"
+        workdir.mkdir()
+        logs.mkdir()
+        protected.append(logs)
+        spec = SandboxSpec(
+            workdir=workdir,
+            log_dir=logs,
+            mounts=tuple(Mount(host=h, sandbox=s) for h, s in runtime),
+        )
+        paths = forbidden_paths(protected, Path.home(), [h for h, _ in runtime])
+        verdict = run_canary(box, spec, paths)
+    if verdict.passed:
+        return Check(label, True, f"{len(verdict.probed)} protected paths invisible")
+    seen = ", ".join(verdict.visible[:_SHOWN])
+    return Check(
+        label,
+        False,
+        f"{verdict.detail}{': ' + seen if seen else ''}",
+        "run agents only in a sandbox that hides the data home and results (see docs/sandbox.md)",
+    )
+
+
+def check_results_dir(results: Path, profile: str | None) -> Check:
+    """The results directory is new or empty (fresh), or holds this profile's campaign."""
+    name = f"results {results}"
+    if not results.exists() or (results.is_dir() and not any(results.iterdir())):
+        return Check(name, True, "fresh")
+    manifest = results / "campaign.json"
+    if not manifest.is_file():
+        return Check(
+            name,
+            False,
+            "not empty and holds no campaign",
+            "choose a new --results directory or empty this one",
+        )
+    try:
+        recorded = json.loads(manifest.read_text(encoding="utf-8")).get("profile")
+    except (OSError, ValueError) as exc:
+        return Check(name, False, f"{manifest} is unreadable: {exc}", "remove or repair it")
+    if profile is not None and recorded != profile:
+        return Check(
+            name,
+            False,
+            f"holds campaign {recorded!r}, not {profile!r}",
+            "choose a new --results directory for this profile",
+        )
+    return Check(name, True, f"resumable: campaign {recorded!r} (pass --resume)")

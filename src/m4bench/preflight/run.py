@@ -1,0 +1,96 @@
+"""``run_preflight``: the checks a campaign's profile calls for, in a fixed order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from m4bench.campaign import PlanOptions, facts_from_catalog, load_profile, plan_campaign
+from m4bench.errors import M4BenchError
+from m4bench.home import DataHome
+from m4bench.preflight.checks import (
+    Check,
+    check_catalog_lint,
+    check_provisioning,
+    check_results_dir,
+    check_sandbox,
+    check_source,
+)
+from m4bench.provision.layout import SchemaVariant
+from m4bench.sandbox import default_sandbox_name
+from m4bench.tasks.catalog import load_catalog
+
+DEFAULT_SOURCES = {"mimic-iv": "synthetic-mimic-iv", "eicu": "synthetic-eicu"}
+Step = Callable[[str], None]
+
+
+@dataclass
+class PreflightOptions:
+    results: Path | None = None
+    profile: str | None = None
+    sources: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_SOURCES))
+    sandbox: str = field(default_factory=default_sandbox_name)
+    run_references: bool = False
+
+
+def _needs(profile: str | None) -> tuple[dict[str, set[str]], set[SchemaVariant], str | None]:
+    """Tasks per dataset and schema variants the profile plans (all tasks, native only,
+    without a profile), and the profile's name."""
+    catalog = load_catalog()
+    if profile is None:
+        tasks: dict[str, set[str]] = {}
+        for task in catalog.tasks:
+            tasks.setdefault(task.card.dataset, set()).add(task.name)
+        return tasks, {"native"}, None
+    loaded = load_profile(profile)
+    runs = plan_campaign(loaded, PlanOptions(strict=False), facts_from_catalog())
+    tasks = {}
+    variants: set[SchemaVariant] = set()
+    for run in runs:
+        tasks.setdefault(catalog.task(run.cell.task).card.dataset, set()).add(run.cell.task)
+        variants.add(run.cell.schema_name)
+    return tasks, variants, loaded.name
+
+
+def run_preflight(
+    home: DataHome, options: PreflightOptions | None = None, step: Step | None = None
+) -> list[Check]:
+    """Every check, in order: catalog lint, sources, provisioning per schema the profile
+    needs, perturbed schemas, sandbox and canary, results directory."""
+    opts = options or PreflightOptions()
+    say = step or (lambda _name: None)
+    checks: list[Check] = []
+    try:
+        tasks, variants, profile = _needs(opts.profile)
+    except M4BenchError as exc:
+        return [Check(f"profile {opts.profile}", False, exc.message, exc.hint or "")]
+    say("catalog lint")
+    checks.append(check_catalog_lint(opts.run_references))
+    catalog = load_catalog()
+    for dataset in sorted(tasks):
+        name = opts.sources.get(dataset, DEFAULT_SOURCES.get(dataset, dataset))
+        say(f"source {name}")
+        source_check, source = check_source(home, name, dataset)
+        checks.append(source_check)
+        if source is None:
+            continue
+        chosen = [catalog.task(t) for t in sorted(tasks[dataset])]
+        for variant in sorted(variants):
+            if variant != "native" and dataset != "mimic-iv":
+                continue
+            say(f"provisioning {name} {variant}")
+            checks.append(check_provisioning(home, source, chosen, variant))
+    checks.append(_perturbed_note(variants))
+    say("sandbox")
+    checks.append(check_sandbox(opts.sandbox, home, opts.results))
+    if opts.results is not None:
+        checks.append(check_results_dir(opts.results.expanduser().resolve(), profile))
+    return checks
+
+
+def _perturbed_note(variants: set[SchemaVariant]) -> Check:
+    needed = sorted(v for v in variants if v != "native")
+    if not needed:
+        return Check("perturbed schemas", True, "not needed by this profile (native only)")
+    return Check("perturbed schemas", True, f"needed: {', '.join(needed)} (checked above)")
