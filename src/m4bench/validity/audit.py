@@ -74,6 +74,7 @@ def audit(
     results: list[TaskAudit] = []
     coverage: list[BinCoverage] = []
     con = source.connect(read_only=True)
+    con.execute("SET enable_progress_bar = false")
     try:
         with tempfile.TemporaryDirectory(prefix="m4bench-audit-") as scratch:
             for key in sorted(groups):

@@ -1,0 +1,207 @@
+"""The audit on the default synthetic sources: every mutant caught, every column moved,
+every scoring bin reached or excused; and the audit failing on blind configurations."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+from validity_sources import DEFAULT_SOURCES_GROUP, DefaultSources
+
+from m4bench.cli import app
+from m4bench.home import DataHome
+from m4bench.provision.provisioner import setup
+from m4bench.sources.layout import (
+    Source,
+    SourceLayout,
+    load_source,
+    record_table,
+    write_parquet,
+)
+from m4bench.tasks.catalog import CATALOG_ROOT, load_catalog
+from m4bench.tasks.mutants import task_mutants
+from m4bench.validity import AuditReport, audit
+
+pytestmark = [pytest.mark.slow, DEFAULT_SOURCES_GROUP]
+
+
+@pytest.fixture(scope="module")
+def mimic_report(default_sources: DefaultSources) -> AuditReport:
+    return audit(default_sources.mimic, home=default_sources.home)
+
+
+@pytest.fixture(scope="module")
+def eicu_report(default_sources: DefaultSources) -> AuditReport:
+    return audit(default_sources.eicu, home=default_sources.home)
+
+
+def test_the_audit_passes_for_all_28_tasks(
+    mimic_report: AuditReport, eicu_report: AuditReport
+) -> None:
+    assert mimic_report.failures() == [] and eicu_report.failures() == []
+    tasks = [t for r in (mimic_report, eicu_report) for t in r.tasks]
+    assert sorted(t.task for t in tasks) == load_catalog().names
+    assert len(tasks) == 28
+    for t in tasks:
+        assert t.reference_reward == 1.0, t.task
+        assert t.mutants and all(m.reward is not None and m.reward < 1.0 for m in t.mutants)
+        moved = {c for m in t.mutants for c in m.moved_columns} | set(t.exempt_columns)
+        assert moved >= set(t.scored_columns), t.task
+    assert mimic_report.passed and eicu_report.passed
+
+
+def test_mutants_move_the_columns_they_claim(mimic_report: AuditReport) -> None:
+    catalog = load_catalog()
+    for t in mimic_report.tasks:
+        claims = {m.name: m.spec.moves for m in task_mutants(catalog.task(t.task))}
+        for m in t.mutants:
+            assert set(claims[m.name]) <= set(m.moved_columns), (t.task, m.name)
+
+
+def test_every_bin_is_reached_or_excused(
+    mimic_report: AuditReport, eicu_report: AuditReport
+) -> None:
+    bins = mimic_report.coverage + eicu_report.coverage
+    assert {b.family for b in bins} == set(load_catalog().families)
+    assert all(b.error is None for b in bins)
+    assert all(b.reached or b.exception for b in bins)
+    # the eICU quirks the references handle are present in the data
+    reached = {b.name for b in eicu_report.coverage if b.reached}
+    assert {"eicu-apache-urine-missing", "eicu-total-out-of-range"} <= reached
+
+
+def _blind_catalog(tmp_path: Path) -> Path:
+    """The kdigo family whose only mutant is the reference with a new comment."""
+    root = tmp_path / "catalog"
+    family = root / "kdigo"
+    shutil.copytree(CATALOG_ROOT / "kdigo", family)
+    shutil.rmtree(family / "mutants")
+    (family / "mutants").mkdir()
+    reference = (family / "reference.sql").read_text()
+    (family / "mutants" / "blind.sql").write_text("-- looks wrong, is not\n" + reference)
+    (family / "mutants.toml").write_text(
+        'format_version = 1\n[[mutant]]\nname = "blind"\n'
+        'rationale = "the reference itself, renamed"\n'
+    )
+    return root
+
+
+def test_a_mutant_identical_to_the_reference_fails_both_verdicts(
+    default_sources: DefaultSources, tmp_path: Path
+) -> None:
+    catalog = load_catalog(_blind_catalog(tmp_path))
+    report = audit(
+        default_sources.mimic, ["mimic-kdigo-48h"], home=default_sources.home, catalog=catalog
+    )
+    (task,) = report.tasks
+    assert task.reference_reward == 1.0
+    assert task.mutants[0].reward == 1.0 and task.uncaught_mutants == ["blind"]
+    assert task.unmoved_columns == task.scored_columns
+    assert not task.all_mutants_below_one and not task.all_columns_moved
+    assert not report.passed
+    assert "mimic-kdigo-48h: mutant blind is not caught" in report.failures()
+    assert "mimic-kdigo-48h: no mutant moves column aki_stage" in report.failures()
+
+
+def _copy_without(source: Source, home: DataHome, name: str, table: str, keep: str) -> Source:
+    """A copy of ``source`` named ``name`` whose ``table`` keeps only the rows ``keep``."""
+    target = home.source_dir(name)
+    shutil.copytree(source.layout.root, target, ignore=shutil.ignore_patterns("catalog.duckdb"))
+    copy = load_source(home, source.name)  # the same manifest, written again under ``name``
+    copy = Source(SourceLayout(target), copy.manifest.model_copy(update={"name": name}))
+    schema_name, table_name = table.split(".")
+    path = copy.layout.table_path(schema_name, table_name)
+    con = duckdb.connect()
+    try:
+        original = path.with_suffix(".orig.parquet")
+        path.rename(original)
+        query = f"SELECT * FROM read_parquet('{original}') WHERE {keep}"
+        rows = write_parquet(con, query, path)
+        original.unlink()
+    finally:
+        con.close()
+    record_table(copy.layout, copy.manifest, table, rows)
+    return load_source(home, name)
+
+
+def test_a_source_lacking_the_rows_of_a_bin_reports_the_gap_by_name(
+    default_sources: DefaultSources,
+) -> None:
+    home = default_sources.home
+    lacking = _copy_without(
+        default_sources.eicu,
+        home,
+        "eicu-without-minus-one",
+        "eicu_crd.apacheapsvar",
+        "urine IS DISTINCT FROM -1",
+    )
+    report = audit(lacking, ["eicu-oasis"], home=home)
+    gaps = [b.name for b in report.gaps]
+    assert gaps == ["eicu-apache-urine-missing"]
+    assert not report.coverage_passed and not report.passed
+    assert "oasis: bin eicu-apache-urine-missing (reference-eicu.sql): no row reaches it" in (
+        report.failures()
+    )
+
+
+def test_the_cli_prints_the_table_and_json(default_sources: DefaultSources) -> None:
+    runner = CliRunner()
+    home = str(default_sources.home.root)
+    args = ["audit", "--source", default_sources.eicu.name, "--home", home, "--task", "eicu-gcs"]
+    shown = runner.invoke(app, [*args, "--quiet", "--detail"], terminal_width=200)
+    assert shown.exit_code == 0, shown.output
+    assert "eicu-gcs" in shown.output and "audit passed" in shown.output
+    assert "eicu-window-from-admission" in shown.output
+    as_json = runner.invoke(app, [*args, "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    data = json.loads(as_json.output)
+    assert data["passed"] is True and [t["task"] for t in data["tasks"]] == ["eicu-gcs"]
+
+
+def test_the_cli_exits_1_when_the_audit_fails(default_sources: DefaultSources) -> None:
+    home = default_sources.home
+    if not home.source_dir("eicu-no-gcs-range").exists():
+        _copy_without(
+            default_sources.eicu,
+            home,
+            "eicu-no-gcs-range",
+            "eicu_crd.nursecharting",
+            "NOT (nursingchartcelltypevalname = 'GCS Total' AND "
+            "TRY_CAST(nursingchartvalue AS NUMERIC) NOT BETWEEN 3 AND 15)",
+        )
+    result = CliRunner().invoke(
+        app,
+        ["audit", "--source", "eicu-no-gcs-range", "--home", str(home.root), "--task", "eicu-gcs"],
+        terminal_width=200,
+    )
+    assert result.exit_code == 1
+    assert "eicu-total-out-of-range" in result.output and "audit failed" in result.output
+
+
+def test_the_mutant_agent_scores_what_the_audit_says(
+    default_sources: DefaultSources, mimic_report: AuditReport
+) -> None:
+    home = default_sources.home
+    setup(home, default_sources.mimic.name, ["mimic-kdigo-48h"], progress=False)
+    args = ["run", "--task", "mimic-kdigo-48h", "--sandbox", "none", "--home", str(home.root)]
+    result = CliRunner().invoke(app, [*args, "--agent", "mutant:window-72h"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    (record_file,) = home.results.glob("*mutant*window-72h*/**/result.json")
+    record = json.loads(record_file.read_text())
+    (task,) = [t for t in mimic_report.tasks if t.task == "mimic-kdigo-48h"]
+    (expected,) = [m.reward for m in task.mutants if m.name == "window-72h"]
+    assert record["status"] == "ok"
+    assert record["reward"] == pytest.approx(expected)
+
+
+def test_an_unknown_mutant_agent_is_a_harness_error(default_sources: DefaultSources) -> None:
+    home = default_sources.home
+    setup(home, default_sources.mimic.name, ["mimic-kdigo-48h"], progress=False)
+    args = ["run", "--task", "mimic-kdigo-48h", "--sandbox", "none", "--home", str(home.root)]
+    result = CliRunner().invoke(app, [*args, "--agent", "mutant:no-such"], terminal_width=200)
+    assert result.exit_code != 0
+    assert "window-72h" in str(result.exception) or "window-72h" in result.output

@@ -1,0 +1,154 @@
+"""Mutants in the catalog: every family has real, small, well-formed wrong variants."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from m4bench.errors import M4BenchError
+from m4bench.tasks.catalog import CATALOG_ROOT, load_catalog
+from m4bench.tasks.mutant_lint import (
+    MAX_CHANGED_LINES,
+    MUTANT_RULES,
+    changed_lines,
+    lint_mutants,
+    normalized,
+)
+from m4bench.tasks.mutants import (
+    catalog_mutant_source,
+    exempt_columns,
+    family_mutants,
+    find_mutant,
+    parse_mutants_file,
+    task_mutants,
+)
+
+
+def test_every_family_has_four_mutants_and_every_task_at_least_one() -> None:
+    catalog = load_catalog()
+    assert len(catalog.families) == 15
+    for family in catalog.families:
+        assert len(family_mutants(catalog.family(family)[0].family_dir)) >= 4, family
+    for task in catalog.tasks:
+        assert task_mutants(task), task.name
+
+
+def test_the_catalog_mutants_pass_lint() -> None:
+    assert lint_mutants(load_catalog()) == []
+
+
+def test_each_mutant_is_a_small_change_in_meaning() -> None:
+    catalog = load_catalog()
+    for task in catalog.tasks:
+        reference = normalized(task.reference_sql)
+        for mutant in task_mutants(task):
+            assert normalized(mutant.sql) != reference, mutant.path
+            assert 0 < changed_lines(task.reference_sql, mutant.sql) <= MAX_CHANGED_LINES
+
+
+def test_changed_lines_counts_added_and_removed_lines() -> None:
+    assert changed_lines("a\nb\nc\n", "a\nB\nc\n") == 2
+    assert changed_lines("a\nb\n", "a\nb\nc\n") == 1
+    assert changed_lines("a\n", "a\n") == 0
+
+
+def test_layout_and_comments_do_not_make_a_mutant() -> None:
+    assert normalized("SELECT a FROM t -- x") == normalized("select  a\nfrom t")
+    assert normalized("SELECT a FROM t WHERE b > 1") != normalized("SELECT a FROM t WHERE b >= 1")
+
+
+def test_the_runner_lookup_returns_the_mutant_sql() -> None:
+    catalog = load_catalog()
+    lookup = catalog_mutant_source(catalog)
+    task = catalog.task("mimic-kdigo-48h")
+    name = task_mutants(task)[0].name
+    assert (
+        lookup("mimic-kdigo-48h", name) == (task.family_dir / "mutants" / f"{name}.sql").read_text()
+    )
+
+
+def test_an_unknown_mutant_names_the_known_ones() -> None:
+    task = load_catalog().task("eicu-gcs")
+    with pytest.raises(M4BenchError) as err:
+        find_mutant(task, "no-such-mistake")
+    known = [m.name for m in task_mutants(task)]
+    assert all(name in err.value.message for name in known)
+    # the MIMIC-IV mutants of the same family do not apply to the eICU task
+    assert all(m.spec.reference == "reference-eicu.sql" for m in task_mutants(task))
+
+
+def test_exempt_columns_are_scored_columns_with_a_reason() -> None:
+    catalog = load_catalog()
+    for task in catalog.tasks:
+        for column, reason in exempt_columns(task).items():
+            assert column in task.card.evaluation.scored_columns
+            assert len(reason) >= 10
+
+
+@pytest.fixture
+def kdigo_copy(tmp_path: Path) -> Path:
+    """A catalog holding only the kdigo family, copied, to break on purpose."""
+    root = tmp_path / "catalog"
+    shutil.copytree(CATALOG_ROOT / "kdigo", root / "kdigo")
+    return root
+
+
+def _rules(root: Path) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for finding in lint_mutants(load_catalog(root)):
+        found.setdefault(finding.rule, []).append(finding.message)
+    return found
+
+
+def test_lint_finds_a_mutant_that_only_changes_layout(kdigo_copy: Path) -> None:
+    family = kdigo_copy / "kdigo"
+    target = family / "mutants" / "window-72h.sql"
+    target.write_text("-- reformatted\n" + (family / "reference.sql").read_text().upper())
+    assert "mutant-differs" in _rules(kdigo_copy)
+
+
+def test_lint_finds_missing_orphan_and_oversized_mutants(kdigo_copy: Path) -> None:
+    family = kdigo_copy / "kdigo"
+    (family / "mutants" / "window-72h.sql").unlink()
+    (family / "mutants" / "stray.sql").write_text("SELECT 1 AS stay_id")
+    big = (family / "mutants" / "no-stage-left-null.sql").read_text()
+    padding = "".join(f"-- line {i}\n" for i in range(MAX_CHANGED_LINES + 1))
+    (family / "mutants" / "no-stage-left-null.sql").write_text(padding + big)
+    found = _rules(kdigo_copy)
+    assert any("window-72h" in m for m in found["mutant-file"])
+    assert any("not listed" in m for m in found["mutant-file"])
+    assert "mutant-small" in found
+
+
+def test_lint_finds_changed_columns_unknown_moves_and_too_few(kdigo_copy: Path) -> None:
+    family = kdigo_copy / "kdigo"
+    path = family / "mutants" / "window-72h.sql"
+    path.write_text(path.read_text().replace("AS aki_stage_crrt", "AS crrt_stage"))
+    toml = family / "mutants.toml"
+    text = toml.read_text().replace('"aki_stage",\n]', '"aki_stage",\n    "not_a_column",\n]')
+    toml.write_text(text)
+    found = _rules(kdigo_copy)
+    assert "mutant-columns" in found
+    assert any("not_a_column" in m for m in found["mutant-moves"])
+    entries = parse_mutants_file(toml).mutant
+    kept = "\n".join(
+        f'[[mutant]]\nname = "{m.name}"\nrationale = "{m.rationale}"\n' for m in entries[:2]
+    )
+    toml.write_text(f"format_version = 1\n{kept}")
+    assert any("at least 4" in m for m in _rules(kdigo_copy)["mutants-count"])
+
+
+def test_a_malformed_mutants_file_is_named(kdigo_copy: Path) -> None:
+    toml = kdigo_copy / "kdigo" / "mutants.toml"
+    toml.write_text('format_version = 1\n[[mutant]]\nname = "Bad Name"\nrationale = "x"\n')
+    with pytest.raises(M4BenchError) as err:
+        parse_mutants_file(toml)
+    assert str(toml) in err.value.message and "name" in err.value.message
+    assert "mutants-file" in _rules(kdigo_copy)
+
+
+def test_every_rule_is_documented() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "validity.md").read_text()
+    assert [rule for rule in MUTANT_RULES if f"`{rule}`" not in docs] == []
