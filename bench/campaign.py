@@ -69,7 +69,7 @@ def main() -> None:
         from m4bench.campaign.ray_executor import RayExecutor, import_ray
 
         ray = import_ray()
-        ray.init(num_cpus=args.jobs, include_dashboard=False, log_to_driver=False)
+        ray.init(address="local", num_cpus=args.jobs, include_dashboard=False, log_to_driver=False)
         rows.append(("ray", RayExecutor(fake, POLICY, jobs=args.jobs)))
     except Exception as exc:  # Ray missing or unable to start: report and go on
         print(f"ray: skipped ({exc})")

@@ -31,7 +31,7 @@ POLICY = RetryPolicy(base_delay_seconds=0.0, max_delay_seconds=0.0, infrastructu
 
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[None]:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     # FailsOnce lives in this test module, which Ray's workers cannot import by name.
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     yield

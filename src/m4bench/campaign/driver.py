@@ -84,30 +84,40 @@ def run_campaign(
     settings: DriverSettings,
     progress: ProgressSink | None = None,
 ) -> CampaignReport:
-    """Execute every planned run that has no complete record; return what happened."""
-    results.open_campaign(settings.profile, runs, settings.resume)
-    guard = BudgetGuard(settings.budget)
-    complete = 0
+    """Execute every planned run that has no complete record; return what happened.
+
+    The executor is closed on return, whatever happens.
+    """
+    state: _State | None = None
+    try:
+        results.open_campaign(settings.profile, runs, settings.resume)
+        guard = BudgetGuard(settings.budget)
+        todo = _missing_runs(results, runs, guard)
+        report = CampaignReport(planned=len(runs), complete_before=len(runs) - len(todo))
+        capacity = _effective_capacity(executor.capacity, todo, settings.provider_limits)
+        state = _State(todo=schedule_order(todo), capacity=capacity)
+        with _graceful_interrupt(state):
+            _loop(results, executor, settings, guard, state, report, progress)
+    finally:
+        for claim in state.in_flight.values() if state else ():
+            claim.release()
+        executor.close()
+    report.cost_usd, report.tokens = guard.cost_usd, guard.tokens
+    return report
+
+
+def _missing_runs(
+    results: ResultsDir, runs: list[PlannedRun], guard: BudgetGuard
+) -> list[PlannedRun]:
+    """Runs without a complete record; the spending of the complete ones goes to the guard."""
     todo: list[PlannedRun] = []
     for run in runs:
         existing = results.read_result(run.run_id)
         if existing is None:
             todo.append(run)
         else:
-            complete += 1
             guard.add(existing)
-    report = CampaignReport(planned=len(runs), complete_before=complete)
-    capacity = _effective_capacity(executor.capacity, todo, settings.provider_limits)
-    state = _State(todo=schedule_order(todo), capacity=capacity)
-    try:
-        with _graceful_interrupt(state):
-            _loop(results, executor, settings, guard, state, report, progress)
-    finally:
-        for claim in state.in_flight.values():
-            claim.release()
-        executor.close()
-    report.cost_usd, report.tokens = guard.cost_usd, guard.tokens
-    return report
+    return todo
 
 
 def _loop(
@@ -186,7 +196,13 @@ def _fill(
             else:
                 report.complete_before += 1
             continue
-        state.in_flight[executor.submit(run)] = claim
+        try:
+            future = executor.submit(run)
+        except Exception as exc:  # the executor could not take the run: infrastructure
+            results.abandon(claim, f"{type(exc).__name__}: {exc}")
+            report.infra_errors += 1
+            continue
+        state.in_flight[future] = claim
         state.per_provider[run.provider] += 1
 
 
