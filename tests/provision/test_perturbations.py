@@ -12,11 +12,13 @@ from provision_helpers import SOURCE, Provisioned, mimic_tasks
 from m4bench.home import DataHome
 from m4bench.provision.equivalence import (
     EquivalenceResult,
+    compare_tables,
     create_views,
     load_mapping,
+    run_transformed,
     verify_round_trip,
 )
-from m4bench.provision.ground_truth import representatives
+from m4bench.provision.ground_truth import ground_truth_path, representatives
 from m4bench.provision.layout import mapping_path, task_catalog_paths
 from m4bench.provision.mapping import SchemaMapping, build_mapping
 from m4bench.provision.perturb import (
@@ -228,3 +230,19 @@ def run_transformed_sql(
         return con.sql(transform_sql(sql, mapping, "restructured") + " ORDER BY 1").fetchall()
     finally:
         con.close()
+
+
+def test_equivalence_catches_a_wrong_rewrite(
+    provisioned: Provisioned, perturbed: list[EquivalenceResult], catalog: Catalog
+) -> None:
+    """Reading ICU stays back with the admissions' discriminator value gives other rows."""
+    task = catalog.task("mimic-kdigo-48h")
+    truth = pq.read_table(ground_truth_path(provisioned.home, SOURCE, task))
+    mapping = load_mapping(provisioned.home, SOURCE)
+    view = perturbed_view(provisioned.home, SOURCE, "restructured")
+    good = run_transformed(task, mapping, view, "restructured")
+    assert compare_tables(truth, good)[0]
+    wrong = mapping.model_copy(deep=True)
+    wrong.merged["encounters"].values["mimiciv_icu.icustays"] = "admission"
+    ok, detail = compare_tables(truth, run_transformed(task, wrong, view, "restructured"))
+    assert not ok and detail
