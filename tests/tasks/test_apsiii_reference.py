@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from task_rows import at, insert, result, stay
+from task_rows import at, empty_database, insert, result, stay
 
 STAYS = range(1, 15)
 
@@ -35,9 +35,10 @@ def _vent(stay_id: int, start: float, end: float) -> dict[str, Any]:
     }
 
 
-@pytest.fixture
-def aps(task_db) -> dict[Any, dict[str, Any]]:
-    task, con = task_db("mimic-apsiii-24h")
+@pytest.fixture(scope="module")
+def aps(catalog, library) -> dict[Any, dict[str, Any]]:
+    task = catalog.task("mimic-apsiii-24h")
+    con = empty_database(task, library)
     insert(con, "mimiciv_icu.icustays", [stay(s) for s in STAYS])
     insert(
         con,
@@ -116,7 +117,9 @@ def aps(task_db) -> dict[Any, dict[str, Any]]:
             },
         ],
     )
-    return result(task, con)
+    rows = result(task, con)
+    con.close()
+    return rows
 
 
 def test_worst_from_normal_takes_the_side_further_from_the_reference(aps) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from task_rows import insert, result
+from task_rows import empty_database, insert, result
 
 GCS, SCORE = "Glasgow coma score", "Score (Glasgow Coma Scale)"
 
@@ -25,9 +25,10 @@ def _chart(
     }
 
 
-@pytest.fixture
-def gcs(task_db) -> dict[Any, dict[str, Any]]:
-    task, con = task_db("eicu-gcs")
+@pytest.fixture(scope="module")
+def gcs(catalog, library) -> dict[Any, dict[str, Any]]:
+    task = catalog.task("eicu-gcs")
+    con = empty_database(task, library)
     insert(
         con,
         "eicu_crd.patient",
@@ -63,7 +64,9 @@ def gcs(task_db) -> dict[Any, dict[str, Any]]:
             _chart(6, 10, GCS, "Motor", "3"),
         ],
     )
-    return result(task, con, key="patientunitstayid")
+    rows = result(task, con, key="patientunitstayid")
+    con.close()
+    return rows
 
 
 def _scores(row: dict[str, Any]) -> tuple[float, ...]:

@@ -8,7 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from task_rows import T0, at, build, insert, result, stay
+from task_rows import T0, at, build, empty_database, insert, result, stay
 
 HEART_RATE, GCS_MOTOR, URINE = 220045, 223901, 226559
 EXAM_GCS = "notes/Progress Notes/Physical Exam/Physical Exam/Neurologic/GCS"
@@ -61,9 +61,10 @@ BREATHING_AND_TEMPERATURE = {
 }
 
 
-@pytest.fixture
-def oasis(task_db) -> dict[Any, dict[str, Any]]:
-    task, con = task_db("mimic-oasis-24h")
+@pytest.fixture(scope="module")
+def oasis(catalog, library) -> dict[Any, dict[str, Any]]:
+    task = catalog.task("mimic-oasis-24h")
+    con = empty_database(task, library)
     stays = range(1, 21)
     insert(con, "mimiciv_icu.icustays", [stay(s) for s in stays])
     kinds = {11: "ELECTIVE", 12: "ELECTIVE", 13: "ELECTIVE", 14: "URGENT"}
@@ -143,7 +144,9 @@ def oasis(task_db) -> dict[Any, dict[str, Any]]:
             for s, a, b, v in episodes
         ],
     )
-    return result(task, con)
+    rows = result(task, con)
+    con.close()
+    return rows
 
 
 def test_preicu_length_of_stay_in_minutes(oasis) -> None:
@@ -276,9 +279,10 @@ def _urine(stay_id: int, offset: int, tail: str, value: float) -> dict[str, Any]
     }
 
 
-@pytest.fixture
-def eicu(task_db) -> dict[Any, dict[str, Any]]:
-    task, con = task_db("eicu-oasis")
+@pytest.fixture(scope="module")
+def eicu(catalog, library) -> dict[Any, dict[str, Any]]:
+    task = catalog.task("eicu-oasis")
+    con = empty_database(task, library)
     ages = {1: "> 89", 2: "89", 3: "", 4: "53"}
     offsets = {1: -10, 2: -11, 3: -296, 4: -297, 5: -1440, 6: -1441, 7: -18708, 8: -18709}
     insert(
@@ -363,7 +367,9 @@ def eicu(task_db) -> dict[Any, dict[str, Any]]:
             {"patientunitstayid": 14, "respcarestatusoffset": 1500, "airwaytype": "Oral ETT"},
         ],
     )
-    return result(task, con, key="patientunitstayid")
+    rows = result(task, con, key="patientunitstayid")
+    con.close()
+    return rows
 
 
 def test_eicu_preicu_offsets_and_age_text(eicu) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from task_rows import at, insert, result, stay
+from task_rows import at, empty_database, insert, result, stay
 
 STAYS = range(1, 14)
 ADMISSION_TYPE = {1: "ELECTIVE", 2: "EW EMER.", 3: "ELECTIVE", 4: "URGENT", 5: "ELECTIVE"}
@@ -36,9 +36,10 @@ def _code(stay_id: int, version: int, code: str) -> dict[str, Any]:
     }
 
 
-@pytest.fixture
-def saps(task_db) -> dict[Any, dict[str, Any]]:
-    task, con = task_db("mimic-sapsii-24h")
+@pytest.fixture(scope="module")
+def saps(catalog, library) -> dict[Any, dict[str, Any]]:
+    task = catalog.task("mimic-sapsii-24h")
+    con = empty_database(task, library)
     insert(con, "mimiciv_icu.icustays", [stay(s) for s in STAYS])
     insert(
         con,
@@ -121,7 +122,9 @@ def saps(task_db) -> dict[Any, dict[str, Any]]:
             {"subject_id": 12, "stay_id": 12, "charttime": at(3), "gcs": 2.0},
         ],
     )
-    return result(task, con)
+    rows = result(task, con)
+    con.close()
+    return rows
 
 
 def test_admission_type_from_the_first_service(saps) -> None:

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from task_rows import T0, at, insert, result, stay
+from task_rows import T0, at, empty_database, insert, result, stay
 
 from m4bench.concepts.materialize import materialize
 
@@ -43,9 +43,10 @@ def _sofa_hour(stay_id: int, end: float, sofa: int, **parts: int) -> dict[str, A
     }
 
 
-@pytest.fixture
-def sepsis(task_db) -> dict[Any, dict[str, Any]]:
-    task, con = task_db("mimic-sepsis3-raw")
+@pytest.fixture(scope="module")
+def sepsis(catalog, library) -> dict[Any, dict[str, Any]]:
+    task = catalog.task("mimic-sepsis3-raw")
+    con = empty_database(task, library)
     insert(
         con,
         "suspicion_of_infection",
@@ -74,7 +75,9 @@ def sepsis(task_db) -> dict[Any, dict[str, Any]]:
             _sofa_hour(6, 45, 6, cardiovascular=4, cns=2),
         ],
     )
-    return result(task, con)
+    rows = result(task, con)
+    con.close()
+    return rows
 
 
 def test_window_from_48_hours_before_to_24_hours_after(sepsis) -> None:

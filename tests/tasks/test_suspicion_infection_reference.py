@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from task_rows import T0, at, insert, run_reference
+from task_rows import T0, at, empty_database, insert, run_reference
 
 DAY0 = datetime(T0.year, T0.month, T0.day)  # the antibiotics' start date (T0 is 08:00)
 NEGATIVE = 90856
@@ -48,9 +48,10 @@ def _culture(
     }
 
 
-@pytest.fixture
-def infection(task_db) -> dict[tuple[int, int], dict[str, Any]]:
-    task, con = task_db("mimic-suspicion-infection")
+@pytest.fixture(scope="module")
+def infection(catalog, library) -> dict[tuple[int, int], dict[str, Any]]:
+    task = catalog.task("mimic-suspicion-infection")
+    con = empty_database(task, library)
     insert(
         con,
         "antibiotic",
@@ -106,6 +107,7 @@ def infection(task_db) -> dict[tuple[int, int], dict[str, Any]]:
         ],
     )
     rows = run_reference(task, con).to_pylist()
+    con.close()
     return {(row["subject_id"], row["ab_id"]): row for row in rows}
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from task_rows import at, build, insert, run_reference
+from task_rows import at, build, empty_database, insert, run_reference
 
 
 def _device(stay_id: int, hours: float, device: str) -> dict[str, Any]:
@@ -31,9 +31,10 @@ def _mode(
     }
 
 
-@pytest.fixture
-def episodes(task_db) -> dict[int, list[tuple[int, float, float, str]]]:
-    task, con = task_db("mimic-ventilation")
+@pytest.fixture(scope="module")
+def episodes(catalog, library) -> dict[int, list[tuple[int, float, float, str]]]:
+    task = catalog.task("mimic-ventilation")
+    con = empty_database(task, library)
     insert(
         con,
         "oxygen_delivery",
@@ -84,6 +85,7 @@ def episodes(task_db) -> dict[int, list[tuple[int, float, float, str]]]:
         found.setdefault(row["stay_id"], []).append(
             (row["ventilation_seq"], start, end, row["ventilation_status"])
         )
+    con.close()
     return found
 
 
