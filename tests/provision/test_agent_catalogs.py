@@ -123,6 +123,8 @@ def test_run_database_is_small_private_and_leaves_shared_files_alone(
     finally:
         con.close()
     assert {host: sha(host) for host in before} == before
+    assert paths.catalog.stat().st_mode & 0o222 == 0
+    assert database.stat().st_mode & 0o200
     with pytest.raises(M4BenchError, match="already has a database"):
         provision_run_database(paths.root, workdir)
 

@@ -84,6 +84,7 @@ def build_agent_catalog(
     with atomic_path(paths.catalog) as tmp:
         tmp.unlink()
         write_catalog_file(tmp, relations, search_path=paths.root)
+        os.chmod(tmp, 0o444)  # shared by every run of the task: never opened for writing
     manifest = AgentCatalogManifest(
         task=task.name,
         schema_variant=view.variant,
