@@ -62,7 +62,10 @@ class ColumnScore(_Record):
     missing: int
     extra: int
     duplicate: int
-    uncastable: int = Field(description="agent cells of this column that did not cast")
+    uncastable: int = Field(
+        description="agent cells of this column, on rows compared with a truth row, "
+        "that did not cast to the truth type"
+    )
     denominator: int
     match_rate: float
     passed: bool
