@@ -24,7 +24,7 @@ def _score(truth: Path, output: Path, **options: object) -> object:
     ("content", "failure"),
     [
         (b"", "output_empty"),
-        (gzip.compress(GOOD.encode()), "output_compressed"),
+        (gzip.compress(GOOD.encode(), mtime=0), "output_compressed"),
         ("\ufeffstay_id,x,label\n1,1.5,a\n".encode("utf-16"), "header_unreadable"),
         (b"\n\nstay_id,x,label\n1,1.5,a\n", "header_unreadable"),
         (b"stay_id;x;label\n1;1.5;a\n", "key_columns_missing"),
