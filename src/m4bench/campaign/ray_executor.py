@@ -30,6 +30,18 @@ def import_ray() -> Any:
     return ray
 
 
+def _start_or_join(ray: Any, address: str | None, num_cpus: int | None) -> None:
+    try:
+        ray.init(address=address, num_cpus=num_cpus, log_to_driver=False)
+    except Exception as exc:  # Ray raises many types here; all mean "no cluster"
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise M4BenchError(
+            f"could not start or join Ray (address {address or 'default'}): {first_line}",
+            hint="check `ray status`; a cluster with token authentication needs "
+            "RAY_AUTH_MODE=token; --ray-address local starts a fresh Ray on this machine",
+        ) from exc
+
+
 def _execute(run_fn: RunFn, run: PlannedRun, policy: RetryPolicy) -> RunOutcome:
     return call_with_backoff(run_fn, run, policy)
 
@@ -38,7 +50,8 @@ class RayExecutor:
     """Runs as Ray tasks on a local Ray instance or an existing cluster.
 
     ``address``: None starts (or joins, when ``RAY_ADDRESS`` is set) a Ray instance;
-    ``"auto"`` joins the cluster this machine belongs to; ``"ray://host:10001"`` joins
+    ``"local"`` always starts a new one; ``"auto"`` joins the cluster this machine
+    belongs to; ``"ray://host:10001"`` joins
     a remote cluster through Ray Client. A Ray already initialised in this process is
     used as is and left running.
     """
@@ -59,7 +72,7 @@ class RayExecutor:
         self._ray = import_ray()
         self._owns_ray = not self._ray.is_initialized()
         if self._owns_ray:
-            self._ray.init(address=address, num_cpus=num_cpus, log_to_driver=False)
+            _start_or_join(self._ray, address, num_cpus)
         options: dict[str, Any] = {
             "num_cpus": cpus_per_run,
             "max_retries": policy.infrastructure_retries,

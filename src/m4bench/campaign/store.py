@@ -83,9 +83,12 @@ class ResultsDir:
             return None
         return read_model(self.manifest_path, CampaignManifest)
 
-    def open_campaign(self, profile: str, runs: list[PlannedRun], resume: bool) -> None:
-        """Record the planned set, or check it matches the one already recorded."""
-        digest = plan_sha256(runs)
+    def check_campaign(self, runs: list[PlannedRun], resume: bool) -> bool:
+        """Whether the planned set may run here; True when it is recorded already.
+
+        Raises (writing nothing) when the directory holds something else, or holds a
+        campaign that is not to be resumed or whose planned set differs.
+        """
         existing = self.read_manifest()
         if existing is None:
             if not resume and self.root.exists() and any(self.root.iterdir()):
@@ -93,21 +96,25 @@ class ResultsDir:
                     f"{self.root}: directory is not empty and holds no campaign",
                     hint="choose an empty or new results directory",
                 )
-            write_model(
-                self.manifest_path, CampaignManifest(profile=profile, plan_sha256=digest, runs=runs)
-            )
-            return
+            return False
         if not resume:
             raise M4BenchError(
                 f"{self.root}: already holds campaign {existing.profile!r}",
                 hint="pass --resume to continue it, or choose a new results directory",
             )
-        if existing.plan_sha256 != digest:
+        if existing.plan_sha256 != plan_sha256(runs):
             raise M4BenchError(
                 f"{self.root}: the planned runs differ from the campaign recorded here "
                 f"({existing.profile!r}, {len(existing.runs)} runs; now {len(runs)})",
                 hint="resume with the same profile and options, or use a new directory",
             )
+        return True
+
+    def open_campaign(self, profile: str, runs: list[PlannedRun], resume: bool) -> None:
+        """Record the planned set, or check it matches the one already recorded."""
+        if not self.check_campaign(runs, resume):
+            manifest = CampaignManifest(profile=profile, plan_sha256=plan_sha256(runs), runs=runs)
+            write_model(self.manifest_path, manifest)
 
     # -- one run ----------------------------------------------------------------------
 

@@ -127,6 +127,7 @@ def run_command(
     loaded = load_profile(profile)
     options = PlanOptions(tuple(agent or ()), tuple(model or ()), trials, strict=simulate is None)
     planned = plan_campaign(loaded, options, _catalog(loaded, required=simulate is None))
+    ResultsDir(results).check_campaign(planned, resume)  # before starting any executor
     run_fn = _run_function(simulate, results, AgentOptions(home, sandbox, endpoint, source or []))
     policy = loaded.retry
     if simulate is not None:
