@@ -13,6 +13,7 @@ Run: .venv/bin/python bench/run_overhead.py [--runs N] [--task T] [--stays N]
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import tempfile
 from pathlib import Path
@@ -75,7 +76,7 @@ def main() -> None:
             ("none, catalog loaded once", RunOptions(sandbox="none", catalog=catalog)),
         ]
         for index, (label, options) in enumerate(cases):
-            options = RunOptions(**{**options.__dict__, "replay_file": noop})
+            options = dataclasses.replace(options, replay_file=noop)
             report(label, series(home, root / f"results-{index}", args.task, options, args.runs))
 
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from m4bench.sandbox import NetworkMode, ProcessSandbox, SandboxSpec
 
-_HOME_ENTRIES = 64
+_HOME_ENTRIES = 256
 _PROBE_TIMEOUT = 30.0
 _MARK = "VISIBLE "
 

@@ -111,6 +111,17 @@ def _scan_file(path: Path, relative: str, patterns: _Patterns) -> list[LintFindi
     return list(found.values())
 
 
+def redact_file(source: Path, target: Path, secrets: Iterable[str], paths: Iterable[str]) -> None:
+    """Copy ``source`` to ``target`` line by line, redacted (memory bounded by one line)."""
+    secret_list, path_list = list(secrets), list(paths)
+    with (
+        source.open("r", encoding="utf-8", errors="replace") as reader,
+        target.open("w", encoding="utf-8") as writer,
+    ):
+        for line in reader:
+            writer.write(redact(line, secret_list, path_list))
+
+
 def redact(text: str, secrets: Iterable[str], paths: Iterable[str]) -> str:
     """``text`` with secret values, token-shaped strings and the given paths replaced."""
     for value in sorted({s for s in secrets if len(s) >= 4}, key=len, reverse=True):

@@ -14,7 +14,7 @@ from m4bench.agents.base import TraceSummary
 from m4bench.fileio import atomic_write_text, sha256_file
 from m4bench.home import DataHome
 from m4bench.runner.canary import CanaryVerdict
-from m4bench.runner.contamination import LintVerdict, lint_workdir, redact
+from m4bench.runner.contamination import LintVerdict, lint_workdir, redact_file
 from m4bench.runner.lifecycle import copy_regular_file, decide_status, egress_verdict
 from m4bench.runner.prepare import PreparedRun
 from m4bench.runner.record import (
@@ -120,8 +120,9 @@ def _keep_trace(prepared: PreparedRun, paths: RunPaths, home: DataHome) -> Trace
         if not copy_regular_file(host, raw):
             raw.write_bytes(b"")
     for source, name in ((raw, TRACE_FILE), (spec.stderr_path, STDERR_FILE)):
-        text = source.read_text(encoding="utf-8", errors="replace") if source.exists() else ""
-        atomic_write_text(paths.artifact(name), redact(text, secrets, hidden))
+        if not source.exists():
+            source.write_bytes(b"")
+        redact_file(source, paths.artifact(name), secrets, hidden)
     for source in (spec.stdout_path, spec.stderr_path, raw):
         source.unlink(missing_ok=True)
     try:
