@@ -35,6 +35,7 @@ def test_oracle_scores_one_inside_bwrap(bench: Bench, tmp_path: Path, task: str)
     assert {"instruction.md", "output.csv", "trace.jsonl", "trajectory.json"} <= set(kept)
     assert not (run_dir / "attempt-1" / "workdir").exists()
     assert record.skills and all(s.origin.startswith(task) for s in record.skills)
+    assert record.versions.agent == record.versions.m4bench
 
 
 @pytest.mark.slow

@@ -26,6 +26,7 @@ from pathlib import Path
 import sqlglot
 from sqlglot import exp
 
+import m4bench
 from m4bench.agents.atif import AgentInfo, Step, ToolCall, Trajectory
 from m4bench.agents.base import (
     AgentContext,
@@ -132,7 +133,7 @@ class BuiltinAdapter(CliAdapter):
             )
         summary = self.parse_trace(path)
         return Trajectory(
-            agent=AgentInfo(name=self.name),
+            agent=AgentInfo(name=self.name, version=m4bench.__version__),
             steps=steps,
             final_metrics=final_metrics(summary, len(steps)),
         )

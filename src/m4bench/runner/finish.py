@@ -50,7 +50,8 @@ def finish_run(
     clock = time.monotonic()
     atomic_write_text(paths.artifact(INSTRUCTION_FILE), prepared.instruction)
     has_output = copy_regular_file(paths.workdir / OUTPUT_FILE, paths.artifact(OUTPUT_FILE))
-    summary = _keep_trace(prepared, paths, home) if result is not None else None
+    kept = _keep_trace(prepared, paths, home) if result is not None else None
+    summary, agent_version = kept if kept is not None else (None, None)
     egress = egress_verdict(prepared.sandbox_spec)
     if prepared.sandbox_spec.egress_log_path.exists():
         shutil.copyfile(prepared.sandbox_spec.egress_log_path, paths.artifact(EGRESS_FILE))
@@ -78,7 +79,7 @@ def finish_run(
             "artifacts": _artifacts(paths),
             "versions": record.versions.model_copy(
                 update={
-                    "agent": getattr(prepared.adapter, "version", None),
+                    "agent": agent_version,
                     "models_reported": summary.model_strings if summary else [],
                 }
             ),
@@ -108,7 +109,11 @@ def publishability(
     return True, "isolated; canary, egress and lint clean"
 
 
-def _keep_trace(prepared: PreparedRun, paths: RunPaths, home: DataHome) -> TraceSummary | None:
+def _keep_trace(
+    prepared: PreparedRun, paths: RunPaths, home: DataHome
+) -> tuple[TraceSummary, str | None]:
+    """Store the redacted trace and stderr and the ATIF trajectory; return the trace's
+    summary and the agent version it reports."""
     spec = prepared.sandbox_spec
     secrets = list(prepared.credentials.values())
     hidden = [str(Path.home()), str(home.root), str(paths.run_dir)]
@@ -129,9 +134,9 @@ def _keep_trace(prepared: PreparedRun, paths: RunPaths, home: DataHome) -> Trace
         summary = prepared.adapter.parse_trace(paths.artifact(TRACE_FILE))
         trajectory = prepared.adapter.to_atif(paths.artifact(TRACE_FILE))
     except (ValueError, OSError) as exc:
-        return TraceSummary(agent=prepared.spec.agent, errors=[f"unreadable trace: {exc}"])
+        return TraceSummary(agent=prepared.spec.agent, errors=[f"unreadable trace: {exc}"]), None
     atomic_write_text(paths.artifact(TRAJECTORY_FILE), trajectory.model_dump_json(indent=2) + "\n")
-    return summary
+    return summary, trajectory.agent.version
 
 
 def _lint(prepared: PreparedRun, paths: RunPaths, home: DataHome) -> LintVerdict:
