@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from m4bench.errors import M4BenchError
 from m4bench.sandbox import NetworkMode, ProcessSandbox, SandboxSpec
 
 _HOME_ENTRIES = 256
@@ -70,6 +71,11 @@ def run_canary(sandbox: ProcessSandbox, spec: SandboxSpec, paths: list[Path]) ->
         update={"network": NetworkMode.NONE, "log_dir": spec.log_dir / "canary", "env": {}}
     )
     result = sandbox.run(["/bin/sh", "-c", probe_script(paths)], probe_spec, _PROBE_TIMEOUT)
+    if not result.sandbox_started:
+        raise M4BenchError(
+            f"sandbox {sandbox.name} could not start: {result.sandbox_error or 'no detail'}",
+            hint="check the backend with a plain command (see docs/sandbox.md)",
+        )
     out = result.stdout_path.read_text(encoding="utf-8", errors="replace")
     visible = sorted(line[len(_MARK) :] for line in out.splitlines() if line.startswith(_MARK))
     if result.returncode != 0:

@@ -61,6 +61,8 @@ def decide_status(
         return "egress_violation", f"{egress.refused} refused connection(s): {sample}"
     if result is None:
         return "harness_error", "the agent did not run"
+    if not result.sandbox_started:
+        return "harness_error", f"the sandbox could not start: {result.sandbox_error or ''}"
     if result.timed_out:
         return "timeout", f"killed after {result.elapsed_seconds:.1f} s"
     if result.returncode != 0:
