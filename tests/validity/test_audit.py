@@ -4,6 +4,7 @@ every scoring bin reached or excused; and the audit failing on blind configurati
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -152,7 +153,7 @@ def test_the_cli_prints_the_table_and_json(default_sources: DefaultSources) -> N
     runner = CliRunner()
     home = str(default_sources.home.root)
     args = ["audit", "--source", default_sources.eicu.name, "--home", home, "--task", "eicu-gcs"]
-    shown = runner.invoke(app, [*args, "--quiet", "--detail"], terminal_width=200)
+    shown = runner.invoke(app, [*args, "--quiet", "--detail"], env={"COLUMNS": "240"})
     assert shown.exit_code == 0, shown.output
     assert "eicu-gcs" in shown.output and "audit passed" in shown.output
     assert "eicu-window-from-admission" in shown.output
@@ -190,8 +191,9 @@ def test_the_mutant_agent_scores_what_the_audit_says(
     args = ["run", "--task", "mimic-kdigo-48h", "--sandbox", "none", "--home", str(home.root)]
     result = CliRunner().invoke(app, [*args, "--agent", "mutant:window-72h"], terminal_width=200)
     assert result.exit_code == 0, result.output
-    (record_file,) = home.results.glob("*mutant*window-72h*/**/result.json")
-    record = json.loads(record_file.read_text())
+    found = re.search(r"^record (\S+result\.json)$", result.output, re.M)
+    assert found, result.output
+    record = json.loads(Path(found.group(1)).read_text())
     (task,) = [t for t in mimic_report.tasks if t.task == "mimic-kdigo-48h"]
     (expected,) = [m.reward for m in task.mutants if m.name == "window-72h"]
     assert record["status"] == "ok"
