@@ -152,24 +152,36 @@ def test_valid_answer_scores_one(truth: Path, tmp_path: Path) -> None:
     assert score.strict_pass
 
 
-@pytest.mark.parametrize("chunk", range(CHUNKS))
-def test_malformed_outputs_never_raise(truth: Path, tmp_path: Path, chunk: int) -> None:
-    rng = random.Random(20260504 + chunk)
-    output = tmp_path / "output.csv"
-    samples = 2 if chunk == 0 else 0
-    options = ScoreOptions(threads=1, max_line_bytes=4096, mismatch_sample_size=samples)
+def _check_cases(
+    truth: Path, folder: Path, seed: int, cases: int, options: ScoreOptions, diff: bool
+) -> list[str]:
+    rng = random.Random(seed)
+    output = folder / "output.csv"
     failures: list[str] = []
     with Scorer(SPEC, truth, options) as scorer:
-        for case in range(CASES_PER_CHUNK):
+        for case in range(cases):
             data = generate(rng)
             output.write_bytes(data)
-            score = scorer.score(output)
-            assert 0.0 <= score.reward <= 1.0, (chunk, case, data)
-            assert score.failure != "internal_error", (chunk, case, data, score.diagnostics)
+            score = scorer.score(output, diff_path=folder / "diff.parquet" if diff else None)
+            assert 0.0 <= score.reward <= 1.0, (seed, case, data)
+            assert score.failure != "internal_error", (seed, case, data, score.diagnostics)
             if score.failure is not None:
-                assert not score.strict_pass, (chunk, case, data)
-            if score.failure is not None:
+                assert not score.strict_pass, (seed, case, data)
                 failures.append(score.failure)
+            if diff:
+                assert not any("diff not written" in note for note in score.diagnostics)
+    return failures
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_malformed_outputs_never_raise(truth: Path, tmp_path: Path, chunk: int) -> None:
+    options = ScoreOptions(threads=1, max_line_bytes=4096, mismatch_sample_size=0)
+    failures = _check_cases(truth, tmp_path, 20260504 + chunk, CASES_PER_CHUNK, options, False)
     # The generator reaches both early refusals and full comparisons.
-    assert len(failures) < CASES_PER_CHUNK
-    assert failures
+    assert 0 < len(failures) < CASES_PER_CHUNK
+
+
+def test_malformed_outputs_with_samples_and_diff(truth: Path, tmp_path: Path) -> None:
+    options = ScoreOptions(threads=1, max_line_bytes=4096, mismatch_sample_size=3)
+    failures = _check_cases(truth, tmp_path, 7, 300, options, True)
+    assert 0 < len(failures) < 300

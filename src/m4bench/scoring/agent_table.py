@@ -92,23 +92,19 @@ def load_agent(
         con.execute("DROP TABLE IF EXISTS reject_errors; DROP TABLE IF EXISTS reject_scans")
         sql = _create_agent_sql(path, header, spec, truth, options, layout, parallel=False)
         con.execute(sql)
-    group = ", ".join([*layout.keys, "b"])
-    con.execute(
-        f"CREATE TABLE {_REPEATS} AS SELECT {group}, count(*) AS copies, "
-        f"min(rowid) AS keep, bool_and(key_ok) AS ok FROM {AGENT_TABLE} "
-        f"GROUP BY {group} HAVING count(*) > 1"
-    )
-    rows, bad, repeated, repeated_ok, rejected, errors = _fetch_ints(
+    keys = ", ".join(layout.keys)
+    rows, bad, unique, ok_rows, ok_unique, rejected, errors = _fetch_ints(
         con,
-        f"SELECT (SELECT count(*) FROM {AGENT_TABLE}), "
-        f"(SELECT count(*) FILTER (WHERE NOT key_ok) FROM {AGENT_TABLE}), "
-        f"(SELECT coalesce(sum(copies - 1), 0) FROM {_REPEATS}), "
-        f"(SELECT coalesce(sum(copies - 1) FILTER (WHERE ok), 0) FROM {_REPEATS}), "
-        "(SELECT count(DISTINCT line) FROM reject_errors), (SELECT count(*) FROM reject_errors)",
+        f"SELECT count(*), count(*) FILTER (WHERE NOT key_ok), "
+        f"count(DISTINCT struct_pack({keys}, b)), count(*) FILTER (WHERE key_ok), "
+        f"count(DISTINCT struct_pack({keys})) FILTER (WHERE key_ok), "
+        "(SELECT count(DISTINCT line) FROM reject_errors), (SELECT count(*) FROM reject_errors) "
+        f"FROM {AGENT_TABLE}",
     )
+    repeated_ok = ok_rows - ok_unique
     _create_first_rows(con, layout, deduplicate=repeated_ok > 0)
     notes = _reject_notes(con, errors) if rejected else []
-    return layout, AgentRows(rows, rows - repeated, bad, rejected, notes)
+    return layout, AgentRows(rows, unique, bad, rejected, notes)
 
 
 def _create_agent_sql(
@@ -193,10 +189,15 @@ def _create_first_rows(
     if not deduplicate:
         con.execute(f"CREATE VIEW {FIRST_TABLE} AS {rows} WHERE a.key_ok")
         return
+    keys = ", ".join(layout.keys)
+    con.execute(
+        f"CREATE TABLE {_REPEATS} AS SELECT {keys}, min(rowid) AS keep FROM {AGENT_TABLE} "
+        f"WHERE key_ok GROUP BY {keys} HAVING count(*) > 1"
+    )
     same_key = " AND ".join(f"a.{key} IS NOT DISTINCT FROM r.{key}" for key in layout.keys)
     con.execute(
         f"CREATE TABLE {_DROPPED} AS SELECT a.rowid AS rn FROM {AGENT_TABLE} a "
-        f"JOIN {_REPEATS} r ON {same_key} WHERE r.ok AND a.key_ok AND a.rowid <> r.keep"
+        f"JOIN {_REPEATS} r ON {same_key} WHERE a.key_ok AND a.rowid <> r.keep"
     )
     con.execute(
         f"CREATE VIEW {FIRST_TABLE} AS {rows} "
