@@ -76,10 +76,10 @@ def show_report(report: AuditReport, console: Console, detail: bool = False) -> 
         moved = len(t.scored_columns) - len(t.unmoved_columns)
         tasks.add_row(
             t.task,
-            "-" if t.reference_reward is None else f"{t.reference_reward:.3f}",
+            "-" if t.reference_reward is None else reward_text(t.reference_reward),
             str(len(t.mutants)),
             f"{caught}/{len(t.mutants)}",
-            f"{max(rewards):.3f}" if rewards else "-",
+            reward_text(max(rewards)) if rewards else "-",
             f"{moved}/{len(t.scored_columns)}",
             "[green]pass[/]" if t.passed else "[red]FAIL[/]",
         )
@@ -102,11 +102,14 @@ def show_report(report: AuditReport, console: Console, detail: bool = False) -> 
 def mutant_table(report: AuditReport) -> Table:
     """One row per (task, mutant): reward, moved columns, key effects."""
     table = Table(title="every mutant")
-    for header in ("task", "mutant", "reward", "moved columns", "keys -/+", "rationale"):
-        table.add_column(header)
+    for header in ("task", "mutant", "reward"):
+        table.add_column(header, no_wrap=True)
+    table.add_column("moved columns", max_width=40)
+    table.add_column("keys -/+", no_wrap=True)
+    table.add_column("rationale", max_width=60, overflow="ellipsis", no_wrap=True)
     for t in report.tasks:
         for m in t.mutants:
-            reward = "error" if m.reward is None else f"{m.reward:.3f}"
+            reward = "error" if m.reward is None else reward_text(m.reward)
             table.add_row(
                 t.task,
                 m.name,
@@ -116,3 +119,9 @@ def mutant_table(report: AuditReport) -> Table:
                 escape(m.error or m.rationale),
             )
     return table
+
+
+def reward_text(reward: float) -> str:
+    """Four decimals; a reward just below 1.0 never prints as 1.0000."""
+    text = f"{reward:.4f}"
+    return "<1.0000" if reward < 1.0 and text == "1.0000" else text
