@@ -24,7 +24,7 @@ from m4bench.campaign.identity import PlannedRun
 from m4bench.campaign.plan import schedule_order
 from m4bench.campaign.profile import Budget, Price
 from m4bench.campaign.progress import ProgressSink, Tally
-from m4bench.campaign.records import RunOutcome, result_from_outcome
+from m4bench.campaign.records import RunOutcome, RunResult, result_from_outcome
 from m4bench.campaign.store import Claim, ResultsDir
 
 POLL_SECONDS = 0.5
@@ -67,6 +67,15 @@ class CampaignReport:
         return self.planned - self.complete
 
 
+@dataclass(frozen=True)
+class _Settled:
+    """A finished run whose record is still to be written."""
+
+    claim: Claim
+    result: RunResult | None
+    error: str | None
+
+
 @dataclass
 class _State:
     todo: list[PlannedRun]
@@ -75,6 +84,7 @@ class _State:
     per_provider: Counter[str] = field(default_factory=Counter)
     eta: EtaModel = field(default_factory=EtaModel)
     interrupted: bool = False
+    settled: list[_Settled] = field(default_factory=list)
 
 
 def run_campaign(
@@ -99,8 +109,10 @@ def run_campaign(
         with _graceful_interrupt(state):
             _loop(results, executor, settings, guard, state, report, progress)
     finally:
-        for claim in state.in_flight.values() if state else ():
-            claim.release()
+        if state is not None:
+            _write_settled(results, state)
+            for claim in state.in_flight.values():
+                claim.release()
         executor.close()
     report.cost_usd, report.tokens = guard.cost_usd, guard.tokens
     return report
@@ -135,13 +147,14 @@ def _loop(
         report.stopped = report.stopped or guard.exceeded()
         if report.stopped is None:
             _fill(results, executor, settings, state, report)
+        _write_settled(results, state)
         _show(progress, report, state, guard)
         if not state.in_flight:
             return
         for future in _wait_any(state):
             claim = state.in_flight.pop(future)
             state.per_provider[claim.run.provider] -= 1
-            _record(results, settings, guard, claim, future, report, state.eta)
+            state.settled.append(_settle(settings, guard, claim, future, report, state.eta))
 
 
 @contextmanager
@@ -206,30 +219,39 @@ def _fill(
         state.per_provider[run.provider] += 1
 
 
-def _record(
-    results: ResultsDir,
+def _settle(
     settings: DriverSettings,
     guard: BudgetGuard,
     claim: Claim,
     future: Future[RunOutcome],
     report: CampaignReport,
     eta: EtaModel,
-) -> None:
+) -> _Settled:
+    """Account for a finished run (budget, counts, ETA); writing it comes after the
+    freed slot is refilled, so the next run does not wait on this one's disk writes."""
     try:
         outcome = future.result()
     except Exception as exc:
-        results.abandon(claim, f"{type(exc).__name__}: {exc}")
         report.infra_errors += 1
-        return
+        return _Settled(claim, None, f"{type(exc).__name__}: {exc}")
     cost = run_cost(outcome, claim.run.cell.model, settings.prices)
     result = result_from_outcome(claim.run, claim.attempt, outcome, cost)
-    results.commit(claim, result)
     guard.add(result)
     eta.observe(claim.run.prior_seconds, outcome.elapsed_seconds)
     if result.status == "failed":
         report.failed += 1
     else:
         report.done += 1
+    return _Settled(claim, result, None)
+
+
+def _write_settled(results: ResultsDir, state: _State) -> None:
+    while state.settled:
+        settled = state.settled.pop(0)
+        if settled.result is None:
+            results.abandon(settled.claim, settled.error or "unknown error")
+        else:
+            results.commit(settled.claim, settled.result)
 
 
 def _effective_capacity(jobs: int, runs: list[PlannedRun], limits: dict[str, int]) -> int:
