@@ -28,11 +28,20 @@ def test_react_explores_writes_output_and_is_scored(bench: Bench, tmp_path: Path
     ]
     with serve(replies) as model:
         record = bench.run(
-            tmp_path, TASK, "react", model="scripted-model", endpoint=model.base_url, timeout=120
+            tmp_path,
+            TASK,
+            "react",
+            condition="with-skill",
+            model="scripted-model",
+            endpoint=model.base_url,
+            timeout=120,
         )
         requests = model.requests
     assert record.status == "ok", (record.status_detail, record.error)
     assert len(requests) == 3
+    # The condition's skill sits where the react agent loads skills from.
+    system = requests[0]["messages"][0]["content"]
+    assert "- meld-score:" in system and "/workdir/.react/skills/meld-score/SKILL.md" in system
     # The model saw the database answer its exploring query.
     observation = json.dumps(requests[1]["messages"])
     assert "stays" in observation and "error" not in observation.lower()
