@@ -93,17 +93,17 @@ def cell_sql(
 
 
 def _column_parts(
-    name: str, spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout, sample_size: int
-) -> list[str]:
+    index: int, name: str, spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout
+) -> tuple[list[str], tuple[str, str, str]]:
+    """Per-row flags ``m{i}`` (match) and ``f{i}`` (uncastable), and their aggregates."""
     sql = cell_sql(name, spec, truth, layout)
     if sql is None:
-        return ["0", "0", "NULL"]
-    parts = [_count(f"{sql.agree} OR {sql.both_null}"), _count(sql.uncast)]
-    if sample_size == 0:
-        return [*parts, "NULL"]
-    row = f"t.{TRUTH_ROW}"
-    wrong = f"{PRESENT} AND NOT {sql.match}"
-    return [*parts, f"min_by({row}, {row}, {sample_size}) FILTER (WHERE {wrong})"]
+        return [], ("0", "0", "NULL")
+    rows = [
+        f"coalesce({sql.agree} OR {sql.both_null}, false) AS m{index}",
+        f"coalesce({sql.uncast}, false) AS f{index}",
+    ]
+    return rows, (_count(f"m{index}"), _count(f"f{index}"), f"present AND NOT m{index}")
 
 
 def _count(condition: str) -> str:
@@ -111,18 +111,22 @@ def _count(condition: str) -> str:
     return f"count(*) FILTER (WHERE {condition})"
 
 
-def _error_sum(name: str, truth: TruthTable, layout: AgentLayout) -> str:
-    """Sum of per-row errors over joined rows: 0 both null, 1 one null, else scaled."""
+def _error_parts(
+    index: int, name: str, truth: TruthTable, layout: AgentLayout
+) -> tuple[list[str], str]:
+    """Per-row scaled error ``d{o}`` (both values present) and one-null flag ``n{o}``;
+    the aggregate sums errors over joined rows: 0 both null, 1 one null, else scaled."""
     j = layout.values.get(name)
     if j is None:
-        return "NULL"
-    column = truth.columns[name]
-    tv = truth_value(f"t.{column.ident}", column.kind)
-    # least() skips NULL arguments, so rows without both values are filtered out first.
+        return [], "NULL"
+    tv = truth_value(f"t.{truth.columns[name].ident}", truth.columns[name].kind)
+    # least() skips NULL arguments, so rows without both values give NULL first.
     scaled = f"least(abs(a.v{j} - {tv}) / {truth.scales[name]!r}, 1.0)"
-    both = f"a.v{j} IS NOT NULL AND {tv} IS NOT NULL"
-    one_null = f"{PRESENT} AND (({tv} IS NULL) <> (a.v{j} IS NULL))"
-    return f"coalesce(sum({scaled}) FILTER (WHERE {both}), 0.0) + {_count(one_null)}"
+    rows = [
+        f"CASE WHEN a.v{j} IS NOT NULL AND {tv} IS NOT NULL THEN {scaled} END AS d{index}",
+        f"coalesce({PRESENT} AND (({tv} IS NULL) <> (a.v{j} IS NULL)), false) AS n{index}",
+    ]
+    return rows, f"coalesce(sum(d{index}), 0.0) + {_count(f'n{index}')}"
 
 
 def compare_rows(
@@ -132,16 +136,23 @@ def compare_rows(
     layout: AgentLayout,
     sample_size: int,
 ) -> JoinCounts:
-    select = ["count(*)", _count(PRESENT)]
-    for name in spec.scored_columns:
-        select.extend(_column_parts(name, spec, truth, layout, sample_size))
-    select.extend(_error_sum(name, truth, layout) for name in truth.ordered)
+    sample = f"min_by(pos, pos, {sample_size}) FILTER (WHERE {{}})" if sample_size else ""
+    per_row = [f"t.{TRUTH_ROW} AS pos", f"{PRESENT} AS present"]
+    select = ["count(*)", _count("present")]
+    for index, name in enumerate(spec.scored_columns):
+        row_parts, (matched, uncastable, wrong) = _column_parts(index, name, spec, truth, layout)
+        per_row.extend(row_parts)
+        picked = sample.format(wrong) if sample and row_parts else "NULL"
+        select.extend([matched, uncastable, picked])
+    for index, name in enumerate(truth.ordered):
+        row_parts, total = _error_parts(index, name, truth, layout)
+        per_row.extend(row_parts)
+        select.append(total)
     if sample_size:
-        position = f"t.{TRUTH_ROW}"
-        select.append(f"min_by({position}, {position}, {sample_size}) FILTER (WHERE NOT {PRESENT})")
+        select.append(sample.format("NOT present"))
     sql = (
-        f"SELECT {', '.join(select)} FROM {TRUTH_VIEW} t "
-        f"LEFT JOIN {FIRST_TABLE} a ON {join_condition(spec, truth)}"
+        f"SELECT {', '.join(select)} FROM (SELECT {', '.join(per_row)} FROM {TRUTH_VIEW} t "
+        f"LEFT JOIN {FIRST_TABLE} a ON {join_condition(spec, truth)})"
     )
     row = con.execute(sql).fetchone()
     assert row is not None
