@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant arterial-filter-dropped of reference.sql): venous gases count for PaO2, A-a gradient and acid-base: the arterial filter is dropped.
 -- APS III (Acute Physiology Score III) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_hosp.admissions, mimiciv_hosp.patients,
 -- mimiciv_hosp.diagnoses_icd; mimiciv_derived first-day vital signs, laboratory values,

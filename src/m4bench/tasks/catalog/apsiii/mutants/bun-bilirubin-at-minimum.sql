@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant bun-bilirubin-at-minimum of reference.sql): BUN and bilirubin are scored at their first-day minimum instead of maximum.
 -- APS III (Acute Physiology Score III) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_hosp.admissions, mimiciv_hosp.patients,
 -- mimiciv_hosp.diagnoses_icd; mimiciv_derived first-day vital signs, laboratory values,

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant equal-distance-lower of reference.sql): when minimum and maximum lie equally far from the reference point the lower score counts.
 -- APS III (Acute Physiology Score III) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_hosp.admissions, mimiciv_hosp.patients,
 -- mimiciv_hosp.diagnoses_icd; mimiciv_derived first-day vital signs, laboratory values,

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant intubated-verbal-as-none of reference.sql): an intubated patient's verbal response is scored as none (1) instead of exempting the GCS.
 -- APS III (Acute Physiology Score III) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_hosp.admissions, mimiciv_hosp.patients,
 -- mimiciv_hosp.diagnoses_icd; mimiciv_derived first-day vital signs, laboratory values,

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant maximum-only of reference.sql): each variable is scored at its first-day maximum, not at the value furthest from its reference point.
 -- APS III (Acute Physiology Score III) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_hosp.admissions, mimiciv_hosp.patients,
 -- mimiciv_hosp.diagnoses_icd; mimiciv_derived first-day vital signs, laboratory values,

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant polyuria-not-scored of reference.sql): a urine output of 4 L or more scores 0 instead of 1.
 -- APS III (Acute Physiology Score III) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_hosp.admissions, mimiciv_hosp.patients,
 -- mimiciv_hosp.diagnoses_icd; mimiciv_derived first-day vital signs, laboratory values,

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant age-points-from-40 of reference.sql): age points start at 40 instead of 50.
 -- Charlson Comorbidity Index per hospital admission (MIMIC-IV).
 -- Reads: mimiciv_hosp.admissions (cohort), mimiciv_derived.age (fractional age at
 -- admission), mimiciv_hosp.diagnoses_icd (billed ICD-9 and ICD-10 codes, no dots).

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant diagnosed-admissions-only of reference.sql): admissions without any diagnosis are dropped instead of scored 0.
 -- Charlson Comorbidity Index per hospital admission (MIMIC-IV).
 -- Reads: mimiciv_hosp.admissions (cohort), mimiciv_derived.age (fractional age at
 -- admission), mimiciv_hosp.diagnoses_icd (billed ICD-9 and ICD-10 codes, no dots).

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant hierarchy-ignored of reference.sql): both conditions of the liver, diabetes and cancer pairs count toward the index.
 -- Charlson Comorbidity Index per hospital admission (MIMIC-IV).
 -- Reads: mimiciv_hosp.admissions (cohort), mimiciv_derived.age (fractional age at
 -- admission), mimiciv_hosp.diagnoses_icd (billed ICD-9 and ICD-10 codes, no dots).

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant icd9-ignored of reference.sql): ICD-9 codes are ignored: only the ICD-10 groups are tested.
 -- Charlson Comorbidity Index per hospital admission (MIMIC-IV).
 -- Reads: mimiciv_hosp.admissions (cohort), mimiciv_derived.age (fractional age at
 -- admission), mimiciv_hosp.diagnoses_icd (billed ICD-9 and ICD-10 codes, no dots).

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant ckd-codes-ignored of reference.sql): chronic kidney disease codes are ignored: every admission counts as no CKD.
 -- Baseline serum creatinine per hospital admission of an adult (MIMIC-IV).
 -- Reads: mimiciv_derived.age (fractional age at admission), mimiciv_hosp.patients (gender),
 -- mimiciv_derived.chemistry (creatinine per specimen, matched by hadm_id over the whole

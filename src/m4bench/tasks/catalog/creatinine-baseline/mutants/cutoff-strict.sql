@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant cutoff-strict of reference.sql): the 1.1 mg/dL cut-off is strict: a lowest creatinine of exactly 1.1 uses the MDRD estimate.
 -- Baseline serum creatinine per hospital admission of an adult (MIMIC-IV).
 -- Reads: mimiciv_derived.age (fractional age at admission), mimiciv_hosp.patients (gender),
 -- mimiciv_derived.chemistry (creatinine per specimen, matched by hadm_id over the whole

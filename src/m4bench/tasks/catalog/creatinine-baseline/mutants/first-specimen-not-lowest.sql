@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant first-specimen-not-lowest of reference.sql): the first creatinine of the admission is taken instead of the lowest.
 -- Baseline serum creatinine per hospital admission of an adult (MIMIC-IV).
 -- Reads: mimiciv_derived.age (fractional age at admission), mimiciv_hosp.patients (gender),
 -- mimiciv_derived.chemistry (creatinine per specimen, matched by hadm_id over the whole

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant icd9-ckd-only of reference.sql): only ICD-9 chronic kidney disease codes are recognised.
 -- Baseline serum creatinine per hospital admission of an adult (MIMIC-IV).
 -- Reads: mimiciv_derived.age (fractional age at admission), mimiciv_hosp.patients (gender),
 -- mimiciv_derived.chemistry (creatinine per specimen, matched by hadm_id over the whole

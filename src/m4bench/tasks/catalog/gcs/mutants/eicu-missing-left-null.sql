@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant eicu-missing-left-null of reference-eicu.sql): a stay without GCS charting is left NULL instead of scored normal.
 -- Lowest Glasgow Coma Scale around the first unit day (eICU-CRD).
 -- Reads: eicu_crd.patient, eicu_crd.nursecharting. Grain: one row per patient unit stay.
 -- Times are minute offsets from unit admission; the window is offsets -360 to 1440, both

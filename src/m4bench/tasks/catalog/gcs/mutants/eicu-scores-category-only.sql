@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant eicu-scores-category-only of reference-eicu.sql): GCS charted under 'Other Vital Signs and Infusions' is ignored.
 -- Lowest Glasgow Coma Scale around the first unit day (eICU-CRD).
 -- Reads: eicu_crd.patient, eicu_crd.nursecharting. Grain: one row per patient unit stay.
 -- Times are minute offsets from unit admission; the window is offsets -360 to 1440, both

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant eicu-window-from-admission of reference-eicu.sql): charting in the 6 hours before unit admission is left out.
 -- Lowest Glasgow Coma Scale around the first unit day (eICU-CRD).
 -- Reads: eicu_crd.patient, eicu_crd.nursecharting. Grain: one row per patient unit stay.
 -- Times are minute offsets from unit admission; the window is offsets -360 to 1440, both

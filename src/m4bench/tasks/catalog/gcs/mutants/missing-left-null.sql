@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant missing-left-null of reference.sql): a stay without GCS is left NULL instead of scored normal.
 -- GCS in the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_derived.gcs. Grain: one row per ICU stay.
 -- The charted GCS row with the lowest total in [intime - 6 h, intime + 24 h] is chosen;

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant window-48h of reference.sql): the first day read as the first 48 hours of the stay.
 -- GCS in the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_derived.gcs. Grain: one row per ICU stay.
 -- The charted GCS row with the lowest total in [intime - 6 h, intime + 24 h] is chosen;

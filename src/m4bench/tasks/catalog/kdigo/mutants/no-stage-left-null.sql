@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant no-stage-left-null of reference.sql): a stay without any staged time is left NULL instead of stage 0.
 -- KDIGO AKI stage over the first 48 hours of an ICU stay (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_derived.kdigo_stages. Grain: one row per ICU stay.
 -- Staged times in [intime, intime + 48 h] (both ends included). Each column is the highest

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant overall-stage-ignores-rrt of reference.sql): the overall stage is the worse of creatinine and urine stages; renal replacement therapy does not raise it to 3.
 -- KDIGO AKI stage over the first 48 hours of an ICU stay (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_derived.kdigo_stages. Grain: one row per ICU stay.
 -- Staged times in [intime, intime + 48 h] (both ends included). Each column is the highest

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant window-72h of reference.sql): stages read over the first 72 hours instead of 48.
 -- KDIGO AKI stage over the first 48 hours of an ICU stay (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_derived.kdigo_stages. Grain: one row per ICU stay.
 -- Staged times in [intime, intime + 48 h] (both ends included). Each column is the highest

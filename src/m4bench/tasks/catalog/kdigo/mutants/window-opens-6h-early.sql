@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant window-opens-6h-early of reference.sql): the window opens 6 hours before ICU admission, like the first-day aggregates.
 -- KDIGO AKI stage over the first 48 hours of an ICU stay (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_derived.kdigo_stages. Grain: one row per ICU stay.
 -- Staged times in [intime, intime + 48 h] (both ends included). Each column is the highest

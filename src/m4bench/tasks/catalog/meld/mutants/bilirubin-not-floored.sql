@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant bilirubin-not-floored of reference.sql): bilirubin below 1.0 is not raised to 1.0, so its log term turns negative.
 -- MELD-Na in the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_derived.first_day_lab (worst creatinine, bilirubin,
 -- INR and sodium in [intime - 6 h, intime + 24 h]) and mimiciv_derived.first_day_rrt (any

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant sodium-correction-always of reference.sql): the sodium correction is applied whatever the initial MELD.
 -- MELD-Na in the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_derived.first_day_lab (worst creatinine, bilirubin,
 -- INR and sodium in [intime - 6 h, intime + 24 h]) and mimiciv_derived.first_day_rrt (any

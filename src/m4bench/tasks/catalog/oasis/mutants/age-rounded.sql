@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant age-rounded of reference.sql): age is rounded to whole years before binning.
 -- OASIS (Oxford Acute Severity of Illness Score) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_hosp.admissions, mimiciv_hosp.patients,
 -- mimiciv_hosp.services; mimiciv_derived age, first-day GCS, vital signs and urine output,

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant any-ventilation of reference.sql): any respiratory support episode counts as mechanical ventilation, not only invasive ones.
 -- OASIS (Oxford Acute Severity of Illness Score) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_hosp.admissions, mimiciv_hosp.patients,
 -- mimiciv_hosp.services; mimiciv_derived age, first-day GCS, vital signs and urine output,

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant eicu-age-text-unparsed of reference-eicu.sql): the age text '> 89' is not parsed, so the oldest patients have no age.
 -- OASIS (Oxford Acute Severity of Illness Score) over the first unit day (eICU-CRD).
 -- Reads: eicu_crd.patient, apacheapsvar, apachepredvar, nursecharting, physicalexam,
 -- intakeoutput, respiratorycare. Grain: one row per patient unit stay.

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant eicu-airway-ignored of reference-eicu.sql): respiratory-care airway documentation does not count as ventilation.
 -- OASIS (Oxford Acute Severity of Illness Score) over the first unit day (eICU-CRD).
 -- Reads: eicu_crd.patient, apacheapsvar, apachepredvar, nursecharting, physicalexam,
 -- intakeoutput, respiratorycare. Grain: one row per patient unit stay.

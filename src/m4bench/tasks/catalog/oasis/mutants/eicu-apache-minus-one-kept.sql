@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant eicu-apache-minus-one-kept of reference-eicu.sql): APACHE urine -1 (missing) is taken as a value.
 -- OASIS (Oxford Acute Severity of Illness Score) over the first unit day (eICU-CRD).
 -- Reads: eicu_crd.patient, apacheapsvar, apachepredvar, nursecharting, physicalexam,
 -- intakeoutput, respiratorycare. Grain: one row per patient unit stay.

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant eicu-ed-admission-ignored of reference-eicu.sql): admission through the emergency department does not rule out elective surgery.
 -- OASIS (Oxford Acute Severity of Illness Score) over the first unit day (eICU-CRD).
 -- Reads: eicu_crd.patient, apacheapsvar, apachepredvar, nursecharting, physicalexam,
 -- intakeoutput, respiratorycare. Grain: one row per patient unit stay.

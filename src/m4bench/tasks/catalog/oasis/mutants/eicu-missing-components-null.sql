@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant eicu-missing-components-null of reference-eicu.sql): a component with no data is left NULL instead of scored 0.
 -- OASIS (Oxford Acute Severity of Illness Score) over the first unit day (eICU-CRD).
 -- Reads: eicu_crd.patient, apacheapsvar, apachepredvar, nursecharting, physicalexam,
 -- intakeoutput, respiratorycare. Grain: one row per patient unit stay.

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant eicu-offset-sign-ignored of reference-eicu.sql): the hospital admission offset is used without its sign.
 -- OASIS (Oxford Acute Severity of Illness Score) over the first unit day (eICU-CRD).
 -- Reads: eicu_crd.patient, apacheapsvar, apachepredvar, nursecharting, physicalexam,
 -- intakeoutput, respiratorycare. Grain: one row per patient unit stay.

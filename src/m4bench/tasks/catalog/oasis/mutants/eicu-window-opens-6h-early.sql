@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant eicu-window-opens-6h-early of reference-eicu.sql): nurse charting from 6 hours before unit admission counts.
 -- OASIS (Oxford Acute Severity of Illness Score) over the first unit day (eICU-CRD).
 -- Reads: eicu_crd.patient, apacheapsvar, apachepredvar, nursecharting, physicalexam,
 -- intakeoutput, respiratorycare. Grain: one row per patient unit stay.

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant elective-ignores-service of reference.sql): every elective admission counts as elective surgery, whatever the service.
 -- OASIS (Oxford Acute Severity of Illness Score) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_hosp.admissions, mimiciv_hosp.patients,
 -- mimiciv_hosp.services; mimiciv_derived age, first-day GCS, vital signs and urine output,

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant heart-rate-strict-bound of reference.sql): the 89-106/min band has a strict lower bound, so a maximum of 89/min scores 0.
 -- OASIS (Oxford Acute Severity of Illness Score) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_hosp.admissions, mimiciv_hosp.patients,
 -- mimiciv_hosp.services; mimiciv_derived age, first-day GCS, vital signs and urine output,

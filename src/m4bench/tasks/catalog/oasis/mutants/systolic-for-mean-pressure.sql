@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant systolic-for-mean-pressure of reference.sql): systolic pressure is scored against the mean-pressure bins.
 -- OASIS (Oxford Acute Severity of Illness Score) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_hosp.admissions, mimiciv_hosp.patients,
 -- mimiciv_hosp.services; mimiciv_derived age, first-day GCS, vital signs and urine output,

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant urine-middle-band-dropped of reference.sql): the 1,427-2,544 mL urine band is left out and scores 0.
 -- OASIS (Oxford Acute Severity of Illness Score) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_hosp.admissions, mimiciv_hosp.patients,
 -- mimiciv_hosp.services; mimiciv_derived age, first-day GCS, vital signs and urine output,

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant admission-type-last-service of reference.sql): the latest service of the admission decides surgical status instead of the first.
 -- SAPS-II (Simplified Acute Physiology Score II) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_icu.chartevents (O2 delivery device), mimiciv_hosp
 -- admissions, services and diagnoses_icd; mimiciv_derived age, bg, chemistry,

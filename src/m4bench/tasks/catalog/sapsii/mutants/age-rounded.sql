@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant age-rounded of reference.sql): age is rounded to whole years before binning.
 -- SAPS-II (Simplified Acute Physiology Score II) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_icu.chartevents (O2 delivery device), mimiciv_hosp
 -- admissions, services and diagnoses_icd; mimiciv_derived age, bg, chemistry,

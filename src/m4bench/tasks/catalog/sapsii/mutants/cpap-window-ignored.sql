@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant cpap-window-ignored of reference.sql): only gases under invasive ventilation count for the P/F ratio; CPAP/BiPAP windows are ignored.
 -- SAPS-II (Simplified Acute Physiology Score II) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_icu.chartevents (O2 delivery device), mimiciv_hosp
 -- admissions, services and diagnoses_icd; mimiciv_derived age, bg, chemistry,

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant fahrenheit-cutoff of reference.sql): the fever cut-off is taken in Fahrenheit (102.2) against Celsius temperatures.
 -- SAPS-II (Simplified Acute Physiology Score II) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_icu.chartevents (O2 delivery device), mimiciv_hosp
 -- admissions, services and diagnoses_icd; mimiciv_derived age, bg, chemistry,

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant gcs-bins-inclusive of reference.sql): GCS bin upper bounds made inclusive (<= 6, 9, 11, 14).
 -- SAPS-II (Simplified Acute Physiology Score II) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_icu.chartevents (O2 delivery device), mimiciv_hosp
 -- admissions, services and diagnoses_icd; mimiciv_derived age, bg, chemistry,

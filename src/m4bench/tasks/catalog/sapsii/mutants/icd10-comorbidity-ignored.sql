@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant icd10-comorbidity-ignored of reference.sql): ICD-10 codes are ignored for AIDS, haematologic malignancy and metastatic cancer.
 -- SAPS-II (Simplified Acute Physiology Score II) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_icu.chartevents (O2 delivery device), mimiciv_hosp
 -- admissions, services and diagnoses_icd; mimiciv_derived age, bg, chemistry,

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant window-opens-6h-early of reference.sql): inputs are read from 6 hours before ICU admission, like the first-day aggregates.
 -- SAPS-II (Simplified Acute Physiology Score II) over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_icu.chartevents (O2 delivery device), mimiciv_hosp
 -- admissions, services and diagnoses_icd; mimiciv_derived age, bg, chemistry,

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant latest-sofa-hour of reference.sql): the SOFA hour kept is the last of the window instead of the first.
 -- Sepsis-3 onset per ICU stay: a suspected infection with a SOFA of 2 or more around it (MIMIC-IV).
 -- Reads: mimiciv_derived.suspicion_of_infection (its own culture ordering: on one date a timed
 -- culture precedes a date-only one), mimiciv_derived.sofa (hourly, rolling 24-hour worst).

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant sofa-threshold-strict of reference.sql): a SOFA above 2 is required instead of 2 or more.
 -- Sepsis-3 onset per ICU stay: a suspected infection with a SOFA of 2 or more around it (MIMIC-IV).
 -- Reads: mimiciv_derived.suspicion_of_infection (its own culture ordering: on one date a timed
 -- culture precedes a date-only one), mimiciv_derived.sofa (hourly, rolling 24-hour worst).

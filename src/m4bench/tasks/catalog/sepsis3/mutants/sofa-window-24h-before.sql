@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant sofa-window-24h-before of reference.sql): SOFA is looked for from 24 hours before the suspicion instead of 48.
 -- Sepsis-3 onset per ICU stay: a suspected infection with a SOFA of 2 or more around it (MIMIC-IV).
 -- Reads: mimiciv_derived.suspicion_of_infection (its own culture ordering: on one date a timed
 -- culture precedes a date-only one), mimiciv_derived.sofa (hourly, rolling 24-hour worst).

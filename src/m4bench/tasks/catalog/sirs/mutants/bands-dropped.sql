@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant bands-dropped of reference.sql): immature bands > 10 % are ignored in the white-cell criterion.
 -- SIRS criteria in the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays and the first-day aggregates of vital signs, arterial blood
 -- gases and laboratory panels (window [intime - 6 h, intime + 24 h]).

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant fahrenheit-cutoffs of reference.sql): Fahrenheit cut-offs (96.8, 100.4) applied to Celsius temperatures.
 -- SIRS criteria in the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays and the first-day aggregates of vital signs, arterial blood
 -- gases and laboratory panels (window [intime - 6 h, intime + 24 h]).

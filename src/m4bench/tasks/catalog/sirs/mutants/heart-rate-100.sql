@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant heart-rate-100 of reference.sql): tachycardia taken as > 100/min instead of > 90/min.
 -- SIRS criteria in the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays and the first-day aggregates of vital signs, arterial blood
 -- gases and laboratory panels (window [intime - 6 h, intime + 24 h]).

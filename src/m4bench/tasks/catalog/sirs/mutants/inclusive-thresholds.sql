@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant inclusive-thresholds of reference.sql): criteria boundaries made inclusive (>= 38, >= 90, >= 20, >= 12) where SIRS uses strict ones.
 -- SIRS criteria in the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays and the first-day aggregates of vital signs, arterial blood
 -- gases and laboratory panels (window [intime - 6 h, intime + 24 h]).

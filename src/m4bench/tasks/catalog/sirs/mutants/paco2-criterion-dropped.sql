@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant paco2-criterion-dropped of reference.sql): the PaCO2 < 32 mmHg branch of the respiratory criterion is ignored.
 -- SIRS criteria in the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays and the first-day aggregates of vital signs, arterial blood
 -- gases and laboratory panels (window [intime - 6 h, intime + 24 h]).

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant arterial-filter-dropped of reference.sql): venous and mixed gases count toward the P/F ratio: the arterial specimen filter is dropped.
 -- SOFA score over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays; mimiciv_derived.bg (arterial gases, by subject),
 -- mimiciv_derived.ventilation (invasive ventilation episodes), the first-day aggregates of

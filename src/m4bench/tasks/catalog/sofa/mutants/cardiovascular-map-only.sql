@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant cardiovascular-map-only of reference.sql): vasopressor infusions are ignored: the cardiovascular score uses mean pressure only.
 -- SOFA score over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays; mimiciv_derived.bg (arterial gases, by subject),
 -- mimiciv_derived.ventilation (invasive ventilation episodes), the first-day aggregates of

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant cns-strict-bounds of reference.sql): GCS bins with strict lower bounds (> 13, > 10, > 6): a GCS of 13, 10 or 6 falls one bin worse.
 -- SOFA score over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays; mimiciv_derived.bg (arterial gases, by subject),
 -- mimiciv_derived.ventilation (invasive ventilation episodes), the first-day aggregates of

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant coagulation-inclusive-bounds of reference.sql): platelet bounds made inclusive (<= 150, 100, 50, 20).
 -- SOFA score over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays; mimiciv_derived.bg (arterial gases, by subject),
 -- mimiciv_derived.ventilation (invasive ventilation episodes), the first-day aggregates of

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant liver-strict-bounds of reference.sql): bilirubin bounds made strict (> 1.2, 2, 6, 12).
 -- SOFA score over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays; mimiciv_derived.bg (arterial gases, by subject),
 -- mimiciv_derived.ventilation (invasive ventilation episodes), the first-day aggregates of

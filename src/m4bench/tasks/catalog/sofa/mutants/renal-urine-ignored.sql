@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant renal-urine-ignored of reference.sql): urine output is ignored: the renal score uses creatinine only.
 -- SOFA score over the first ICU day (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays; mimiciv_derived.bg (arterial gases, by subject),
 -- mimiciv_derived.ventilation (invasive ventilation episodes), the first-day aggregates of

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant culture-after-48h of reference.sql): a culture up to 48 hours after the antibiotic supports it instead of 24.
 -- Suspicion of infection (MIMIC-IV): each antibiotic prescription with the culture behind it.
 -- Reads: mimiciv_derived.antibiotic, mimiciv_hosp.microbiologyevents.
 -- Grain: one row per antibiotic row; key (subject_id, ab_id). ab_id numbers a subject's

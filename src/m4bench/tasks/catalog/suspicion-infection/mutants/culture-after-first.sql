@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant culture-after-first of reference.sql): the culture after the antibiotic takes precedence over the one before it.
 -- Suspicion of infection (MIMIC-IV): each antibiotic prescription with the culture behind it.
 -- Reads: mimiciv_derived.antibiotic, mimiciv_hosp.microbiologyevents.
 -- Grain: one row per antibiotic row; key (subject_id, ab_id). ab_id numbers a subject's

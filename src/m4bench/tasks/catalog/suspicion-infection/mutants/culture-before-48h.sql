@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant culture-before-48h of reference.sql): a culture supports an antibiotic started up to 48 hours after it instead of 72.
 -- Suspicion of infection (MIMIC-IV): each antibiotic prescription with the culture behind it.
 -- Reads: mimiciv_derived.antibiotic, mimiciv_hosp.microbiologyevents.
 -- Grain: one row per antibiotic row; key (subject_id, ab_id). ab_id numbers a subject's

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant date-only-cultures-ignored of reference.sql): cultures with a date but no time are ignored.
 -- Suspicion of infection (MIMIC-IV): each antibiotic prescription with the culture behind it.
 -- Reads: mimiciv_derived.antibiotic, mimiciv_hosp.microbiologyevents.
 -- Grain: one row per antibiotic row; key (subject_id, ab_id). ab_id numbers a subject's

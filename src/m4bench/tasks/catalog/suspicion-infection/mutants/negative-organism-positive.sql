@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant negative-organism-positive of reference.sql): a culture whose only organism is the 'negative' code counts as positive.
 -- Suspicion of infection (MIMIC-IV): each antibiotic prescription with the culture behind it.
 -- Reads: mimiciv_derived.antibiotic, mimiciv_hosp.microbiologyevents.
 -- Grain: one row per antibiotic row; key (subject_id, ab_id). ab_id numbers a subject's

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant route-filter-dropped of reference.sql): the antibiotic route filter is dropped: eye, ear and skin prescriptions of an antibiotic drug count.
 -- Suspicion of infection (MIMIC-IV): each antibiotic prescription with the culture behind it.
 -- Reads: mimiciv_derived.antibiotic, mimiciv_hosp.microbiologyevents.
 -- Grain: one row per antibiotic row; key (subject_id, ab_id). ab_id numbers a subject's

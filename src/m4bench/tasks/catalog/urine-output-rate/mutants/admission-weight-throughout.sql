@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant admission-weight-throughout of reference.sql): the stay's first recorded weight is used at every time instead of the weight covering it.
 -- Rolling urine output and weight-normalised rates at each urine charting (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_icu.chartevents (heart-rate charting anchors the
 -- stay's monitored time), mimiciv_derived.urine_output (one signed volume per stay and

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant elapsed-from-intime of reference.sql): the first elapsed interval is counted from ICU admission, not from the first heart rate.
 -- Rolling urine output and weight-normalised rates at each urine charting (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_icu.chartevents (heart-rate charting anchors the
 -- stay's monitored time), mimiciv_derived.urine_output (one signed volume per stay and

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant irrigant-not-subtracted of reference.sql): genitourinary irrigant volumes are added instead of subtracted.
 -- Rolling urine output and weight-normalised rates at each urine charting (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_icu.chartevents (heart-rate charting anchors the
 -- stay's monitored time), mimiciv_derived.urine_output (one signed volume per stay and

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant rates-without-minimum-time of reference.sql): rates are given before 6 / 12 / 24 hours of output have elapsed.
 -- Rolling urine output and weight-normalised rates at each urine charting (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_icu.chartevents (heart-rate charting anchors the
 -- stay's monitored time), mimiciv_derived.urine_output (one signed volume per stay and

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant window-24h-spans-25h of reference.sql): the 24-hour window includes chartings 24 hours back.
 -- Rolling urine output and weight-normalised rates at each urine charting (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_icu.chartevents (heart-rate charting anchors the
 -- stay's monitored time), mimiciv_derived.urine_output (one signed volume per stay and

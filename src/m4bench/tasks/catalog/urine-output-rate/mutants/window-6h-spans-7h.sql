@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant window-6h-spans-7h of reference.sql): the 6-hour window includes chartings 6 hours back (<= 6 h, a 7-hour span).
 -- Rolling urine output and weight-normalised rates at each urine charting (MIMIC-IV).
 -- Reads: mimiciv_icu.icustays, mimiciv_icu.chartevents (heart-rate charting anchors the
 -- stay's monitored time), mimiciv_derived.urine_output (one signed volume per stay and

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant dopamine-ratio-10 of reference.sql): dopamine converted at 1:10 like phenylephrine instead of 1:100.
 -- Norepinephrine-equivalent dose per vasoactive interval (MIMIC-IV).
 -- Reads: mimiciv_derived.vasoactive_agent (one row per elementary interval between the start
 -- and end times of all vasoactive infusions of a stay, with the rate of each agent running

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant infusions-not-split of reference.sql): each agent's own infusion rows are used as intervals instead of the split vasoactive timeline.
 -- Norepinephrine-equivalent dose per vasoactive interval (MIMIC-IV).
 -- Reads: mimiciv_derived.vasoactive_agent (one row per elementary interval between the start
 -- and end times of all vasoactive infusions of a stay, with the rate of each agent running

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant overlaps-summed of reference.sql): overlapping infusions of one agent are added up instead of keeping the largest dose.
 -- Norepinephrine-equivalent dose per vasoactive interval (MIMIC-IV).
 -- Reads: mimiciv_derived.vasoactive_agent (one row per elementary interval between the start
 -- and end times of all vasoactive infusions of a stay, with the rate of each agent running

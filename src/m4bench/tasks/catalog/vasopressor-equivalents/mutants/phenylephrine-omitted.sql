@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant phenylephrine-omitted of reference.sql): phenylephrine is left out of the equivalent dose.
 -- Norepinephrine-equivalent dose per vasoactive interval (MIMIC-IV).
 -- Reads: mimiciv_derived.vasoactive_agent (one row per elementary interval between the start
 -- and end times of all vasoactive infusions of a stay, with the rate of each agent running

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant vasopressin-per-minute of reference.sql): vasopressin taken as units/min: the /60 of units/h is dropped.
 -- Norepinephrine-equivalent dose per vasoactive interval (MIMIC-IV).
 -- Reads: mimiciv_derived.vasoactive_agent (one row per elementary interval between the start
 -- and end times of all vasoactive infusions of a stay, with the rate of each agent running

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant gap-rule-ignored of reference.sql): the 14-hour gap rule is ignored: same-status charting never splits an episode, and no time end is cut.
 -- Ventilation episodes per ICU stay, classified by the most invasive support charted (MIMIC-IV).
 -- Reads: mimiciv_derived.ventilator_setting, mimiciv_derived.oxygen_delivery.
 -- Grain: one row per episode; key (stay_id, ventilation_seq), the episode's rank within its

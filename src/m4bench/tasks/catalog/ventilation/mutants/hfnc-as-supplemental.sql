@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant hfnc-as-supplemental of reference.sql): high-flow nasal cannula counted as supplemental oxygen.
 -- Ventilation episodes per ICU stay, classified by the most invasive support charted (MIMIC-IV).
 -- Reads: mimiciv_derived.ventilator_setting, mimiciv_derived.oxygen_delivery.
 -- Grain: one row per episode; key (stay_id, ventilation_seq), the episode's rank within its

@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant single-time-episodes-kept of reference.sql): episodes of a single charted time are kept.
 -- Ventilation episodes per ICU stay, classified by the most invasive support charted (MIMIC-IV).
 -- Reads: mimiciv_derived.ventilator_setting, mimiciv_derived.oxygen_delivery.
 -- Grain: one row per episode; key (stay_id, ventilation_seq), the episode's rank within its

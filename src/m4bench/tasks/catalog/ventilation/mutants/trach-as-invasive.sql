@@ -1,3 +1,4 @@
+-- KNOWN WRONG (mutant trach-as-invasive of reference.sql): tracheostomy is not told apart from invasive ventilation.
 -- Ventilation episodes per ICU stay, classified by the most invasive support charted (MIMIC-IV).
 -- Reads: mimiciv_derived.ventilator_setting, mimiciv_derived.oxygen_delivery.
 -- Grain: one row per episode; key (stay_id, ventilation_seq), the episode's rank within its
