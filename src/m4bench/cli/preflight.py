@@ -28,6 +28,10 @@ def preflight_command(
         typer.Option("--source", help="Data source per dataset, e.g. mimic-iv=mimic-iv-3.1."),
     ] = None,
     sandbox: Annotated[str | None, typer.Option("--sandbox", help="bwrap, docker or none.")] = None,
+    task: Annotated[
+        list[str] | None,
+        typer.Option("--task", help="Check only this task (repeatable; without --profile)."),
+    ] = None,
     run_references: Annotated[
         bool, typer.Option("--run-references", help="Lint also runs every reference query.")
     ] = False,
@@ -46,12 +50,13 @@ def preflight_command(
         sources=sources,
         sandbox=sandbox or default_sandbox_name(),
         run_references=run_references,
+        tasks=task or None,
     )
     console = Console()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), transient=True) as bar:
-        task = bar.add_task("preflight", total=None)
+        spinner = bar.add_task("preflight", total=None)
         checks = run_preflight(
-            resolve_home(home), options, lambda name: bar.update(task, description=name)
+            resolve_home(home), options, lambda name: bar.update(spinner, description=name)
         )
     for check in checks:
         mark = "[green]pass[/]" if check.ok else "[red]FAIL[/]"

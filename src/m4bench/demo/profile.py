@@ -11,6 +11,15 @@ from m4bench.demo.agents import MUTANT, ORACLE, REACT, REPLAY
 SMALL_TASKS = ("mimic-sofa-24h", "mimic-charlson-raw", "mimic-kdigo-48h", "eicu-gcs")
 """The small demo: a standard and a raw MIMIC-IV task, a multi-stage task, an eICU task."""
 
+WRONG_ANSWER_TASKS = (
+    *SMALL_TASKS,
+    "mimic-sofa-24h-raw",
+    "mimic-ventilation",
+    "mimic-meld-24h",
+    "eicu-oasis",
+)
+"""Tasks the replayed half answer and the mutant run on (the oracle runs on all)."""
+
 REACT_TASKS = ("mimic-sofa-24h", "eicu-gcs")
 """A model-driven agent costs real tokens: it runs on two tasks only."""
 
@@ -18,16 +27,19 @@ CONDITIONS = ["no-skill", "with-skill"]
 
 
 def demo_profile(tasks: list[str], react_model: str | None = None) -> Profile:
-    """Every task under no-skill and with-skill, one trial each, by the built-in agents
-    (and ``react`` on a few tasks when ``react_model`` is given)."""
+    """Every task by the oracle under no-skill and with-skill, one trial each; the
+    replayed half answer and the mutant on a few tasks; ``react`` on two tasks when
+    ``react_model`` is given."""
     agents: dict[str, Any] = {
         ORACLE: {"provider": "builtin", "models": {"primary": ["reference"]}},
         REPLAY: {"provider": "builtin", "models": {"primary": ["half-answer"]}},
         MUTANT: {"provider": "builtin", "models": {"primary": ["known-wrong"]}},
     }
+    wrong = [t for t in tasks if t in WRONG_ANSWER_TASKS] or tasks[:1]
     blocks: list[dict[str, Any]] = [
-        {"name": "builtin", "tasks": tasks, "conditions": CONDITIONS,
-         "agents": [ORACLE, REPLAY, MUTANT]},
+        {"name": "oracle", "tasks": tasks, "conditions": CONDITIONS, "agents": [ORACLE]},
+        {"name": "wrong-answers", "tasks": wrong, "conditions": CONDITIONS,
+         "agents": [REPLAY, MUTANT]},
     ]  # fmt: skip
     if react_model is not None:
         agents[REACT] = {"provider": "endpoint", "models": {"primary": [react_model]}}

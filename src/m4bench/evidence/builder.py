@@ -59,7 +59,9 @@ class Builder:
             literals.append(str(self.options.home.root))
         env = os.environ.items()
         literals += [v for k, v in env if any(s in k.upper() for s in _SECRET_ENV)]
-        return Redactor(literals=[*literals, *identifiers])
+        numbers = frozenset(i for i in identifiers if i.isdigit())
+        words = [i for i in identifiers if not i.isdigit()]
+        return Redactor(literals=[*literals, *words], identifiers=numbers)
 
     def add_json(self, source: str, target: str, redactor: Redactor) -> dict[str, Any]:
         """Sanitize the JSON file ``source`` into ``target``; return the sanitized value."""

@@ -35,6 +35,7 @@ DATETIME = re.compile(
     r"\b\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
 )
 LONG_ID = re.compile(r"(?<![\w.])\d{7,}(?![\w.])")
+NUMBER_TOKEN = re.compile(r"(?<![\w.])\d{4,}(?![\w.])")
 _CELL_SPLIT = re.compile(r"\s*[,|\t│┃]\s*")
 _NUMERIC_CELL = re.compile(r"^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$|^\d{4}-\d{2}-\d{2}.*$|^$")
 _MIN_BLOCK_ROWS = 2
@@ -43,10 +44,12 @@ _MIN_FIELDS = 3
 
 @dataclass
 class Redactor:
-    """Redacts text; ``literals`` are exact strings (known secrets, the run's paths, the
-    values of identifier columns) removed wherever they occur."""
+    """Redacts text; ``literals`` are exact strings (known secrets, the run's paths)
+    removed wherever they occur; ``identifiers`` are the run's identifier values, removed
+    where they stand as whole numbers."""
 
     literals: Iterable[str] = ()
+    identifiers: frozenset[str] = frozenset()
     counts: Counter[str] = field(default_factory=Counter)
 
     def __post_init__(self) -> None:
@@ -63,7 +66,18 @@ class Redactor:
         text = self._sub(EMAIL, "[email]", text, "email")
         text = self._sub(LOCAL_PATH, "[local-path]", text, "local_path")
         text = self._sub(DATETIME, "[time]", text, "timestamp")
+        if self.identifiers:
+            text = self._ids(text)
         return self._sub(LONG_ID, "[id]", text, "identifier")
+
+    def _ids(self, text: str) -> str:
+        def replace(match: re.Match[str]) -> str:
+            if match.group() in self.identifiers:
+                self.counts["identifier"] += 1
+                return "[id]"
+            return match.group()
+
+        return NUMBER_TOKEN.sub(replace, text)
 
     def _sub(self, pattern: re.Pattern[str], replacement: str, text: str, rule: str) -> str:
         result, count = pattern.subn(replacement, text)

@@ -32,15 +32,20 @@ class PreflightOptions:
     sources: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_SOURCES))
     sandbox: str = field(default_factory=default_sandbox_name)
     run_references: bool = False
+    tasks: list[str] | None = None
+    """Tasks to check without a profile (default: every task of the catalog)."""
 
 
-def _needs(profile: str | None) -> tuple[dict[str, set[str]], set[SchemaVariant], str | None]:
-    """Tasks per dataset and schema variants the profile plans (all tasks, native only,
-    without a profile), and the profile's name."""
+def _needs(
+    profile: str | None, names: list[str] | None
+) -> tuple[dict[str, set[str]], set[SchemaVariant], str | None]:
+    """Tasks per dataset and schema variants the profile plans (without a profile: the
+    named tasks, else all, native only), and the profile's name."""
     catalog = load_catalog()
     if profile is None:
         tasks: dict[str, set[str]] = {}
-        for task in catalog.tasks:
+        chosen = [catalog.task(n) for n in names] if names is not None else catalog.tasks
+        for task in chosen:
             tasks.setdefault(task.card.dataset, set()).add(task.name)
         return tasks, {"native"}, None
     loaded = load_profile(profile)
@@ -62,7 +67,7 @@ def run_preflight(
     say = step or (lambda _name: None)
     checks: list[Check] = []
     try:
-        tasks, variants, profile = _needs(opts.profile)
+        tasks, variants, profile = _needs(opts.profile, opts.tasks)
     except M4BenchError as exc:
         return [Check(f"profile {opts.profile}", False, exc.message, exc.hint or "")]
     say("catalog lint")

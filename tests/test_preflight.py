@@ -1,0 +1,153 @@
+"""Preflight passes on a ready home and fails, with the fix, on each broken precondition."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from m4bench.home import DataHome
+from m4bench.preflight import Check, PreflightOptions, run_preflight
+from m4bench.preflight.checks import check_catalog_lint, check_results_dir
+from m4bench.provision.ground_truth import ground_truth_path
+from m4bench.provision.layout import task_catalog_paths
+from m4bench.provision.provisioner import setup
+from m4bench.sources.synth.eicu import synthesize_eicu
+from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
+from m4bench.tasks.catalog import CATALOG_ROOT, load_catalog
+
+TASK = "mimic-meld-24h"
+EICU_TASK = "eicu-gcs"
+SOURCES = {"mimic-iv": "pf-mimic", "eicu": "pf-eicu"}
+pytestmark = pytest.mark.xdist_group("preflight")
+
+
+def _bwrap_works() -> bool:
+    if shutil.which("bwrap") is None or shutil.which("prlimit") is None:
+        return False
+    probe = ["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "true"]
+    return subprocess.run(probe, capture_output=True, check=False).returncode == 0
+
+
+@pytest.fixture(scope="module")
+def ready(tmp_path_factory: pytest.TempPathFactory) -> DataHome:
+    home = DataHome(tmp_path_factory.mktemp("preflight-home"))
+    synthesize_mimic_iv(home, SOURCES["mimic-iv"], stays=40, seed=3, progress=False)
+    synthesize_eicu(home, SOURCES["eicu"], stays=40, seed=3, progress=False)
+    setup(home, SOURCES["mimic-iv"], [TASK], progress=False)
+    setup(home, SOURCES["eicu"], [EICU_TASK], progress=False)
+    return home
+
+
+@pytest.fixture
+def broken(ready: DataHome, tmp_path: Path) -> DataHome:
+    """A copy of the ready home a test may damage."""
+    copy = tmp_path / "home"
+    shutil.copytree(ready.root, copy, symlinks=True)
+    return DataHome(copy)
+
+
+def _checks(home: DataHome, **options: object) -> dict[str, Check]:
+    opts = PreflightOptions(sources=dict(SOURCES), tasks=[TASK, EICU_TASK], sandbox="bwrap")
+    for name, value in options.items():
+        setattr(opts, name, value)
+    return {check.name.split(" (")[0].split(" ")[0]: check for check in run_preflight(home, opts)}
+
+
+def _failed(checks: dict[str, Check]) -> list[Check]:
+    return [check for check in checks.values() if not check.ok]
+
+
+@pytest.mark.skipif(not _bwrap_works(), reason="bubblewrap cannot run here")
+def test_everything_passes_on_a_ready_home(ready: DataHome, tmp_path: Path) -> None:
+    checks = _checks(ready, results=tmp_path / "new-results")
+    assert not _failed(checks), _failed(checks)
+    names = {c.name for c in checks.values()}
+    assert "catalog lint" in names
+    assert any(name.startswith("sandbox bwrap") for name in names)
+
+
+def test_missing_source_fails_with_the_synth_command(tmp_path: Path) -> None:
+    checks = _checks(DataHome(tmp_path / "empty"), sandbox="none")
+    source = checks["source"]
+    assert not source.ok
+    assert "m4bench data synth" in source.fix
+
+
+def test_a_tampered_agent_catalog_fails_with_the_setup_command(broken: DataHome) -> None:
+    catalog = task_catalog_paths(broken, SOURCES["mimic-iv"], "native", TASK).catalog
+    with catalog.open("ab") as handle:
+        handle.write(b"\0tampered")
+    failed = [c for c in _failed(_checks(broken, sandbox="none")) if "provisioning" in c.name]
+    assert len(failed) == 1
+    assert TASK in failed[0].detail and "differs from its manifest" in failed[0].detail
+    assert failed[0].fix == f"`m4bench setup --source {SOURCES['mimic-iv']}`"
+
+
+def test_a_missing_ground_truth_fails(broken: DataHome) -> None:
+    task = load_catalog().task(TASK)
+    ground_truth_path(broken, SOURCES["mimic-iv"], task).unlink()
+    failed = [c for c in _failed(_checks(broken, sandbox="none")) if "provisioning" in c.name]
+    assert failed and "ground truth" in failed[0].detail
+
+
+def test_perturbed_schemas_are_checked_only_when_the_profile_needs_them(
+    ready: DataHome, tmp_path: Path
+) -> None:
+    profile = tmp_path / "probe.toml"
+    profile.write_text(
+        'format_version = 1\nname = "probe"\ndefault_agent = "oracle"\ntrials = 1\n'
+        '[agents.oracle]\nprovider = "builtin"\nmodels = { primary = ["reference"] }\n'
+        f'[[blocks]]\nname = "b"\ntasks = ["{TASK}"]\nconditions = ["no-skill"]\n'
+        'schemas = ["native", "obfuscated"]\n',
+        encoding="utf-8",
+    )
+    with_profile = run_preflight(
+        ready, PreflightOptions(sources=dict(SOURCES), profile=str(profile), sandbox="none")
+    )
+    obfuscated = [c for c in with_profile if c.name.endswith("(obfuscated)")]
+    assert len(obfuscated) == 1 and not obfuscated[0].ok
+    assert "--schema obfuscated" in obfuscated[0].fix
+    native_only = _checks(ready, sandbox="none")
+    assert "not needed" in native_only["perturbed"].detail
+
+
+def test_an_unisolated_sandbox_fails(ready: DataHome) -> None:
+    sandbox = _checks(ready, sandbox="none")["sandbox"]
+    assert not sandbox.ok and "isolates nothing" in sandbox.detail
+
+
+def test_results_directory_must_be_fresh_or_this_profiles_campaign(
+    ready: DataHome, tmp_path: Path
+) -> None:
+    stray = tmp_path / "stray"
+    stray.mkdir()
+    (stray / "notes.txt").write_text("x", encoding="utf-8")
+    check = _checks(ready, sandbox="none", results=stray)["results"]
+    assert not check.ok and "holds no campaign" in check.detail
+
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "campaign.json").write_text('{"profile": "paper-primary"}', encoding="utf-8")
+    assert not check_results_dir(other, "paper-controls").ok
+    resumable = check_results_dir(other, "paper-primary")
+    assert resumable.ok and "resumable" in resumable.detail
+
+    fresh = _checks(ready, sandbox="none", results=tmp_path / "fresh")["results"]
+    assert fresh.ok and fresh.detail == "fresh"
+
+
+def test_a_catalog_lint_error_fails_with_the_lint_command(tmp_path: Path) -> None:
+    root = tmp_path / "catalog"
+    shutil.copytree(CATALOG_ROOT, root)
+    instruction = next(root.glob("*/" + TASK + "/instruction.md"))
+    instruction.write_text(
+        instruction.read_text(encoding="utf-8") + "\nSELECT * FROM mimiciv_derived.meld;\n",
+        encoding="utf-8",
+    )
+    check = check_catalog_lint(root=root)
+    assert not check.ok
+    assert "m4bench tasks lint" in check.fix
+    assert TASK in check.detail
