@@ -102,20 +102,27 @@ def _counter(on_step: StepHook | None, total: int) -> Callable[[str], None]:
     return step
 
 
+@dataclass(frozen=True)
+class _Outputs:
+    """The reference's output and each mutant's, for one reference file."""
+
+    reference: _Output
+    mutants: list[tuple[Mutant, _Output]]
+
+
 def _run_all(
     con: duckdb.DuckDBPyConnection, task: Task, folder: Path, step: Callable[[str], None]
-) -> dict[str | None, tuple[Mutant | None, _Output]]:
-    """The reference (key None) and each mutant of ``task``, written under ``folder``."""
+) -> _Outputs:
+    """Run the reference and each mutant of ``task``, writing CSVs under ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     step(f"{task.name}: reference")
-    outputs: dict[str | None, tuple[Mutant | None, _Output]] = {
-        None: (None, run_query(con, task, task.reference_sql, folder / "reference.csv"))
-    }
+    reference = run_query(con, task, task.reference_sql, folder / "reference.csv")
+    mutants: list[tuple[Mutant, _Output]] = []
     for mutant in task_mutants(task):
         step(f"{task.name}: mutant {mutant.name}")
         target = folder / f"mutant-{mutant.name}.csv"
-        outputs[mutant.name] = (mutant, run_query(con, task, mutant.sql, target))
-    return outputs
+        mutants.append((mutant, run_query(con, task, mutant.sql, target)))
+    return _Outputs(reference, mutants)
 
 
 def run_query(con: duckdb.DuckDBPyConnection, task: Task, sql: str, target: Path) -> _Output:
@@ -130,17 +137,13 @@ def run_query(con: duckdb.DuckDBPyConnection, task: Task, sql: str, target: Path
     return _Output(target, None)
 
 
-def _audit_task(
-    task: Task, truth: Path, outputs: dict[str | None, tuple[Mutant | None, _Output]]
-) -> TaskAudit:
+def _audit_task(task: Task, truth: Path, outputs: _Outputs) -> TaskAudit:
     spec = task.card.evaluation
     mutants: list[MutantResult] = []
+    reference = outputs.reference
     with Scorer(spec, truth) as scorer:
-        reference = outputs[None][1]
         ref_score = scorer.score(reference.path) if reference.path is not None else None
-        for name in [n for n in outputs if n is not None]:
-            mutant, output = outputs[name]
-            assert mutant is not None
+        for mutant, output in outputs.mutants:
             score = scorer.score(output.path) if output.path is not None else None
             mutants.append(_mutant_result(mutant, score, output.error))
     moved = {c for m in mutants for c in m.moved_columns}
