@@ -32,6 +32,7 @@ class PreflightOptions:
     sources: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_SOURCES))
     sandbox: str = field(default_factory=default_sandbox_name)
     run_references: bool = False
+    lint: bool = True
     tasks: list[str] | None = None
     """Tasks to check without a profile (default: every task of the catalog)."""
 
@@ -70,8 +71,9 @@ def run_preflight(
         tasks, variants, profile = _needs(opts.profile, opts.tasks)
     except M4BenchError as exc:
         return [Check(f"profile {opts.profile}", False, exc.message, exc.hint or "")]
-    say("catalog lint")
-    checks.append(check_catalog_lint(opts.run_references))
+    if opts.lint:
+        say("catalog lint")
+        checks.append(check_catalog_lint(opts.run_references))
     catalog = load_catalog()
     for dataset in sorted(tasks):
         name = opts.sources.get(dataset, DEFAULT_SOURCES.get(dataset, dataset))
