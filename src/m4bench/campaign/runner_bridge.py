@@ -15,6 +15,7 @@ failures included, is an outcome.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from m4bench.campaign.identity import PlannedRun
@@ -29,6 +30,7 @@ from m4bench.runner import (
     is_complete,
     load_result,
 )
+from m4bench.tasks.catalog import Catalog, load_catalog
 
 WORK_DIR = "work"
 RUNNER_RESULT = "result.json"
@@ -46,14 +48,19 @@ class RunnerRunFn:
     sandbox: str | None = None
     endpoint: str | None = None
 
+    @cached_property
+    def catalog(self) -> Catalog:
+        """The task catalog, loaded once per process (about a second per load)."""
+        return load_catalog()
+
     def __call__(self, run: PlannedRun) -> RunOutcome:
         work = self.results / WORK_DIR
         finished = _finished_earlier(work / run.run_id)
         if finished is not None:
             return outcome_from_record(finished)
-        options = RunOptions(endpoint=self.endpoint)
+        options = RunOptions(endpoint=self.endpoint, catalog=self.catalog)
         if self.sandbox is not None:
-            options = RunOptions(sandbox=self.sandbox, endpoint=self.endpoint)
+            options = RunOptions(sandbox=self.sandbox, endpoint=self.endpoint, catalog=self.catalog)
         record = execute_run(
             spec_for(run),
             home=DataHome.from_env(self.home),
