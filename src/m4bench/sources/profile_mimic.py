@@ -12,6 +12,7 @@ HOSP = "mimiciv_hosp"
 ICU = "mimiciv_icu"
 CHART = f"{ICU}.chartevents"
 LABS = f"{HOSP}.labevents"
+SPECIMEN_TYPE_ITEM = 52033  # blood-gas specimen type: 'ART.', 'VEN.', ... (text by design)
 MICRO = f"{HOSP}.microbiologyevents"
 INPUTS = f"{ICU}.inputevents"
 VASOPRESSORS = "221906, 221289, 221662, 221653, 221749, 222315"
@@ -238,12 +239,14 @@ DETECTORS: tuple[QuirkDetector, ...] = (
     ),
     QuirkDetector(
         "lab_text_value",
-        "rows of numeric lab items with a text value and valuenum NULL",
+        "rows of numeric lab items with a text value and valuenum NULL "
+        "(blood-gas specimen type 52033 is text by design and left out)",
         (LABS,),
         _share(
             LABS,
             "valuenum IS NULL AND value IS NOT NULL",
-            f"itemid IN (SELECT itemid FROM {LABS} GROUP BY itemid HAVING COUNT(valuenum) > 0)",
+            f"itemid <> {SPECIMEN_TYPE_ITEM} AND itemid IN "
+            f"(SELECT itemid FROM {LABS} GROUP BY itemid HAVING COUNT(valuenum) > 0)",
         ),
     ),
     QuirkDetector(
