@@ -1,0 +1,116 @@
+"""The demo end to end at its small size: every stage, a report Chromium renders, a
+verified package free of the run's identifiers, and a second run that reuses everything."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from m4bench.demo import DemoOptions, DemoReport, run_demo
+from m4bench.evidence import verify_package
+from m4bench.evidence.archive import read_archive
+from m4bench.home import DataHome
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+STAGES = [
+    "sources", "concepts", "provisioning", "preflight", "campaign", "analysis",
+    "validity audit", "evidence",
+]  # fmt: skip
+IDENTIFIERS = ("subject_id", "hadm_id", "stay_id", "patientunitstayid")
+
+
+def _bwrap_works() -> bool:
+    if shutil.which("bwrap") is None or shutil.which("prlimit") is None:
+        return False
+    probe = ["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "true"]
+    return subprocess.run(probe, capture_output=True, check=False).returncode == 0
+
+
+pytestmark = [
+    pytest.mark.xdist_group("demo"),
+    pytest.mark.bwrap,
+    pytest.mark.skipif(not _bwrap_works(), reason="bubblewrap cannot run here"),
+]
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[DataHome, DemoReport]:
+    home = DataHome(tmp_path_factory.mktemp("demo-home"))
+    return home, run_demo(home, DemoOptions(small=True, progress=False))
+
+
+def test_every_stage_runs(demo: tuple[DataHome, DemoReport]) -> None:
+    _, report = demo
+    assert [s.name for s in report.stages] == STAGES
+    bad = [(s.name, s.detail) for s in report.stages if s.status not in ("done", "reused")]
+    assert not bad
+    campaign = next(s for s in report.stages if s.name == "campaign")
+    assert re.match(r"(\d+)/\1 runs", campaign.detail), campaign.detail
+
+
+def test_oracle_scores_one_and_the_wrong_answers_less(demo: tuple[DataHome, DemoReport]) -> None:
+    import json
+
+    _, report = demo
+    rewards: dict[str, list[float]] = {}
+    for path in sorted((report.out / "results" / "runs").glob("*/result.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        assert record["publishable"], record["run_id"]
+        rewards.setdefault(record["agent"], []).append(record["reward"])
+    assert set(rewards) == {"oracle", "replay", "mutant:first"}
+    assert all(r == 1.0 for r in rewards["oracle"])
+    assert all(r < 1.0 for r in rewards["replay"] + rewards["mutant:first"])
+
+
+def test_package_verifies_and_holds_no_identifier_of_the_run(
+    demo: tuple[DataHome, DemoReport],
+) -> None:
+    _, report = demo
+    assert report.package is not None
+    assert verify_package(report.package).passed
+    values: set[str] = set()
+    for output in (report.out / "results" / "work").glob("*/attempt-*/output.csv"):
+        for row in csv.DictReader(io.StringIO(output.read_text(encoding="utf-8"))):
+            values.update(row[c] for c in IDENTIFIERS if row.get(c))
+            values.update(v for k, v in row.items() if v and ("time" in k or "date" in k))
+    assert values
+    members = read_archive(report.package.read_bytes(), str(report.package))
+    text = "\n".join(m.decode("utf-8") for m in members.values())
+    numbers = set(re.findall(r"(?<![\w.])\d+(?![\w.])", text))
+    leaked = [v for v in values if (v in numbers if v.isdigit() else v in text)]
+    assert not leaked[:5]
+    assert str(report.out) not in text
+
+
+@pytest.mark.chromium
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_report_opens_in_headless_chromium(
+    demo: tuple[DataHome, DemoReport], tmp_path: Path
+) -> None:
+    _, report = demo
+    assert report.report_html is not None
+    done = subprocess.run(
+        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom",
+         report.report_html.resolve().as_uri()],
+        capture_output=True, text=True, timeout=180, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert 'id="integrity"' in done.stdout
+    assert "mimic-sofa-24h" in done.stdout
+
+
+def test_a_second_run_reuses_data_and_runs(demo: tuple[DataHome, DemoReport]) -> None:
+    home, first = demo
+    again = run_demo(home, DemoOptions(small=True, progress=False))
+    status = {s.name: s.status for s in again.stages}
+    for name in ("sources", "concepts", "provisioning", "campaign", "validity audit"):
+        assert status[name] == "reused", (name, status)
+    assert again.package is not None and first.package is not None
+    assert verify_package(again.package).passed
