@@ -1,72 +1,16 @@
-"""A small synthetic MIMIC-IV source, provisioned natively once per session, for runs.
-
-Runs share one data home; each test gets its own results directory. The catalog is
-loaded once and passed to every run, as a campaign would.
-"""
+"""Session fixtures of the runner tests (helpers live in run_bench)."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
+from run_bench import EICU_SOURCE, FAST_TASKS, SOURCE, Bench, provision_everything
 
 from m4bench.concepts.build import build_concepts
 from m4bench.home import DataHome
 from m4bench.provision.provisioner import setup
-from m4bench.runner import ResultRecord, RunOptions, RunSpec, execute_run
 from m4bench.sources.synth.eicu import synthesize_eicu
 from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
 from m4bench.tasks.catalog import Catalog, load_catalog
-
-SOURCE = "run-mimic"
-EICU_SOURCE = "run-eicu"
-# The tasks the fast tests run; slow tests provision the rest.
-FAST_TASKS = ["mimic-kdigo-48h", "mimic-meld-24h", "mimic-sofa-24h-raw", "mimic-ventilation"]
-
-
-def bwrap_works() -> bool:
-    if shutil.which("bwrap") is None or shutil.which("prlimit") is None:
-        return False
-    probe = ["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "true"]
-    return subprocess.run(probe, capture_output=True, check=False).returncode == 0
-
-
-needs_bwrap = [
-    pytest.mark.bwrap,
-    pytest.mark.skipif(not bwrap_works(), reason="bubblewrap cannot run here"),
-]
-
-
-@dataclass(frozen=True)
-class Bench:
-    home: DataHome
-    catalog: Catalog
-
-    def run(
-        self,
-        results: Path,
-        task: str,
-        agent: str,
-        sandbox: str = "bwrap",
-        source: str = SOURCE,
-        **fields: object,
-    ) -> ResultRecord:
-        spec_fields = {
-            k: v for k, v in fields.items() if k in RunSpec.model_fields or k == "schema"
-        }
-        option_fields = {k: v for k, v in fields.items() if k not in spec_fields}
-        spec = RunSpec.model_validate({"task": task, "agent": agent, **spec_fields})
-        options = RunOptions(
-            sandbox=sandbox,
-            catalog=self.catalog,
-            **option_fields,  # type: ignore[arg-type]
-        )
-        return execute_run(
-            spec, home=self.home, source=source, results_dir=results, options=options
-        )
 
 
 @pytest.fixture(scope="session")
@@ -81,11 +25,6 @@ def bench(tmp_path_factory: pytest.TempPathFactory, catalog: Catalog) -> Bench:
     build_concepts(source, jobs=2, progress=False)
     setup(home, SOURCE, FAST_TASKS, "native", progress=False)
     return Bench(home, catalog)
-
-
-def provision_everything(bench: Bench) -> None:
-    """Native setup of every MIMIC-IV task (slow tests; current tasks are skipped)."""
-    setup(bench.home, SOURCE, None, "native", progress=False)
 
 
 @pytest.fixture(scope="session")

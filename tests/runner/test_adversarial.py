@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Bench, needs_bwrap
+from run_bench import Bench, needs_bwrap
 from scripted_model import serve
 
 from m4bench.fileio import sha256_file

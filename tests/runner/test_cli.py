@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import SOURCE, Bench, needs_bwrap
+from run_bench import SOURCE, Bench, needs_bwrap
 from typer.testing import CliRunner
 
 from m4bench.cli import app

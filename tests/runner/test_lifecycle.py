@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import Bench, needs_bwrap
+from run_bench import Bench, needs_bwrap
 
 from m4bench.runner import load_result
 

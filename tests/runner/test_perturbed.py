@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SOURCE, Bench, needs_bwrap, provision_everything
+from run_bench import SOURCE, Bench, needs_bwrap, provision_everything
 
 from m4bench.provision.provisioner import setup
 

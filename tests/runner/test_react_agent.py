@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import Bench, needs_bwrap
+from run_bench import Bench, needs_bwrap
 from scripted_model import answer, serve, tool_call, usage
 
 from m4bench.agents.atif import Trajectory

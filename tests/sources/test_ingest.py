@@ -8,7 +8,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from conftest import EICU_ROWS, MIMIC_ROWS, csv_bytes, write_tree
+from csv_trees import EICU_ROWS, MIMIC_ROWS, csv_bytes, write_tree
 
 from m4bench.errors import M4BenchError
 from m4bench.fileio import read_model
