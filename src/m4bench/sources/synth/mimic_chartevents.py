@@ -18,6 +18,7 @@ from m4bench.sources.synth.mimic_chart import (
     vitals,
 )
 from m4bench.sources.synth.mimic_events import ChartRows
+from m4bench.sources.synth.mimic_flowsheet import flowsheet
 from m4bench.sources.synth.mimic_latent import StayState
 from m4bench.sources.synth.mimic_resp import respiratory
 
@@ -38,6 +39,7 @@ def chartevents_chunk(
     crrt(rng, state, rows, quirks)
     other_dialysis(rng, state, rows, quirks)
     filler(rng, state, rows, quirks)
+    flowsheet(rng, state, rows, quirks)
     data = rows.finish()
     stay, time = data["stay"], data["time"]
     storetime = time + rng.integers(1, 45, len(stay)) * 60

@@ -115,6 +115,10 @@ class ChartRows:
         num = np.full(len(tl), np.nan) if valuenum is None else valuenum.astype(float)
         self._add(tl, itemid, pa.array(values, type=pa.string()), num, unit)
 
+    def text_arrow(self, tl: Timeline, itemid: int, values: pa.Array) -> None:
+        """Text rows whose values are already an Arrow string array (no unit, no number)."""
+        self._add(tl, itemid, values, np.full(len(tl), np.nan), None)
+
     def _add(
         self,
         tl: Timeline,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,7 @@ from m4bench.home import DataHome
 from m4bench.sources.layout import Source, SourceLayout, SourceManifest, record_table, write_catalog
 from m4bench.sources.schema.mimic_iv import MIMIC_IV
 from m4bench.sources.synth import mimic_admin, mimic_codes
+from m4bench.sources.synth.chunk_pool import check_workers, ordered_map
 from m4bench.sources.synth.core import (
     GENERATOR_VERSION,
     QuirkRates,
@@ -114,6 +116,30 @@ def _stay_ids(cohort: Cohort, stays: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
+ChartSpec = tuple[int, int, int, QuirkRates]  # seed, chunk, stays in the source, quirks
+
+
+@lru_cache(maxsize=1)
+def _context(seed: int, n_stays: int, quirks: QuirkRates) -> tuple[Cohort, np.ndarray]:
+    """The cohort and its chronic conditions (the same in every process that draws them)."""
+    cohort = build_cohort(seed, n_stays, quirks)
+    return cohort, subject_conditions(seed, cohort)
+
+
+def _chunk_stays(cohort: Cohort, chunk: int) -> np.ndarray:
+    return np.arange(chunk * CHUNK_STAYS, min((chunk + 1) * CHUNK_STAYS, len(cohort.stays)))
+
+
+def chart_chunk(spec: ChartSpec) -> dict[str, Any]:
+    """The chartevents columns of one chunk of stays; any process can build any chunk."""
+    seed, chunk, n_stays, quirks = spec
+    cohort, conditions = _context(seed, n_stays, quirks)
+    stays = _chunk_stays(cohort, chunk)
+    state = stay_state(seed, chunk, cohort, stays, conditions)
+    rng = stream_rng(seed, _CHUNK_STREAMS["chart"], chunk)
+    return chartevents_chunk(rng, state, _stay_ids(cohort, stays), quirks)
+
+
 def _stay_chunk(
     seed: int,
     chunk: int,
@@ -123,8 +149,8 @@ def _stay_chunk(
     quirks: QuirkRates,
     acute: np.ndarray,
 ) -> None:
-    """Every event table of one chunk of ICU stays."""
-    stays = np.arange(chunk * CHUNK_STAYS, min((chunk + 1) * CHUNK_STAYS, len(cohort.stays)))
+    """Every event table but chartevents of one chunk of ICU stays."""
+    stays = _chunk_stays(cohort, chunk)
     state = stay_state(seed, chunk, cohort, stays, conditions)
     ids = _stay_ids(cohort, stays)
     adm = cohort.stays.adm[stays]
@@ -133,7 +159,6 @@ def _stay_chunk(
     def rng(name: str) -> np.random.Generator:
         return stream_rng(seed, _CHUNK_STREAMS[name], chunk)
 
-    sinks.write("mimiciv_icu.chartevents", chartevents_chunk(rng("chart"), state, ids, quirks))
     labs = LabRows()
     icu_labs(rng("labs"), state, admit, disch, labs, quirks)
     lab_rng = rng("labs")
@@ -222,13 +247,17 @@ def synthesize_mimic_iv(
     force: bool = False,
     quirks: QuirkRates | None = None,
     progress: bool = True,
+    workers: int = 1,
 ) -> Source:
     """Generate a synthetic MIMIC-IV v3.1 source named ``name`` in ``home``.
 
     Size: one of ``stays``, ``patients`` or ``scale`` (1.0 = the real cardinalities);
     default about 1,000 ICU stays. Same version, seed and size give byte-identical files.
+    With ``workers`` > 1, that many processes build the chartevents of chunks of stays
+    while this one builds the other tables and writes; the files do not depend on it.
     """
     seed = check_seed(seed)
+    workers = check_workers(workers)
     sizes = resolve_sizes(
         REAL_STAYS, REAL_PATIENTS, DEFAULT_STAYS, stays=stays, patients=patients, scale=scale
     )
@@ -250,7 +279,7 @@ def synthesize_mimic_iv(
                 "quirks": quirks.model_dump_json(),
             },
         )
-        _build(seed, sizes.stays, quirks, layout, manifest, progress)
+        _build(seed, sizes.stays, quirks, layout, manifest, progress, workers)
         final = stage.commit()
     layout = SourceLayout(final)
     manifest = read_model(layout.manifest_path, SourceManifest)
@@ -265,15 +294,33 @@ def _build(
     layout: SourceLayout,
     manifest: SourceManifest,
     show: bool,
+    workers: int,
 ) -> None:
-    cohort = build_cohort(seed, n_stays, quirks)
-    conditions = subject_conditions(seed, cohort)
+    try:
+        _build_chunks(seed, n_stays, quirks, layout, manifest, show, workers)
+    finally:
+        _context.cache_clear()
+
+
+def _build_chunks(
+    seed: int,
+    n_stays: int,
+    quirks: QuirkRates,
+    layout: SourceLayout,
+    manifest: SourceManifest,
+    show: bool,
+    workers: int,
+) -> None:
+    cohort, conditions = _context(seed, n_stays, quirks)
     acute = np.zeros((len(cohort.admissions), 3), dtype=bool)
     n_chunks = -(-len(cohort.stays) // CHUNK_STAYS)
     n_ward = -(-int((~cohort.admissions.is_icu).sum()) // CHUNK_ADMISSIONS)
+    specs = [(seed, chunk, n_stays, quirks) for chunk in range(n_chunks)]
     with _progress(show, n_chunks + n_ward + 1) as (bar, task), ExitStack() as stack:
         sinks = _Sinks(layout, stack)
-        for chunk in range(n_chunks):
+        charts = ordered_map(chart_chunk, specs, workers if n_chunks > 1 else 1)
+        for chunk, chart in enumerate(charts):
+            sinks.write("mimiciv_icu.chartevents", chart)
             _stay_chunk(seed, chunk, cohort, conditions, sinks, quirks, acute)
             bar.advance(task)
         for chunk in range(n_ward):
