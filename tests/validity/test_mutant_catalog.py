@@ -152,3 +152,18 @@ def test_a_malformed_mutants_file_is_named(kdigo_copy: Path) -> None:
 def test_every_rule_is_documented() -> None:
     docs = (Path(__file__).parents[2] / "docs" / "validity.md").read_text()
     assert [rule for rule in MUTANT_RULES if f"`{rule}`" not in docs] == []
+
+
+def test_a_mutant_limited_to_tasks_applies_to_those_only(kdigo_copy: Path) -> None:
+    toml = kdigo_copy / "kdigo" / "mutants.toml"
+    text = toml.read_text().replace(
+        'name = "window-72h"\n', 'name = "window-72h"\ntasks = ["mimic-kdigo-48h"]\n'
+    )
+    toml.write_text(text)
+    catalog = load_catalog(kdigo_copy)
+    standard = [m.name for m in task_mutants(catalog.task("mimic-kdigo-48h"))]
+    raw = [m.name for m in task_mutants(catalog.task("mimic-kdigo-48h-raw"))]
+    assert "window-72h" in standard and "window-72h" not in raw
+    assert lint_mutants(catalog) == []
+    toml.write_text(text.replace('tasks = ["mimic-kdigo-48h"]', 'tasks = ["mimic-sofa-24h"]'))
+    assert any("mimic-sofa-24h" in m for m in _rules(kdigo_copy)["mutant-reference"])

@@ -21,7 +21,8 @@ MUTANT_RULES: dict[str, str] = {
     "mutants-file": "mutants.toml parses and validates; names are unique",
     "mutants-count": "a family has at least four mutants, each reference file at least one",
     "mutant-file": "every listed mutant has its SQL file and every SQL file is listed",
-    "mutant-reference": "a mutant changes a reference file that a task of the family uses",
+    "mutant-reference": "a mutant changes a reference file a task of the family uses; "
+    "the tasks it names use that file",
     "mutant-differs": "a mutant differs from its reference in meaning, not only in layout",
     "mutant-small": "a mutant is a small change: few changed lines against its reference",
     "mutant-columns": "a mutant outputs exactly the reference's columns, in order",
@@ -76,6 +77,15 @@ def _orphans(family_dir: Path, mutants: list[Mutant]) -> Iterator[Finding]:
 
 
 def _one_mutant(mutant: Mutant, tasks: list[Task]) -> Iterator[Finding]:
+    names = {t.name for t in tasks if t.card.reference.file == mutant.spec.reference}
+    unknown_tasks = sorted(set(mutant.spec.tasks or []) - names)
+    if unknown_tasks:
+        yield Finding(
+            "mutant-reference",
+            mutant.family_dir / MUTANTS_FILE,
+            1,
+            f"mutant {mutant.name}: {unknown_tasks} are not tasks of {mutant.spec.reference}",
+        )
     users = [t for t in tasks if mutant.applies_to(t)]
     if not users:
         yield Finding(

@@ -15,13 +15,15 @@ the ``mutant:NAME`` agent runs one through the harness like any agent.
     name = "window-shifted-6h"
     rationale = "the 24-hour window starts at admission instead of 6 hours before"
     reference = "reference.sql"        # the reference it changes (default)
+    tasks = ["mimic-gcs-24h-raw"]      # optional: only these tasks of that reference
     moves = ["gcs_min"]                # scored columns it is meant to move (optional)
 
     [[exempt]]                         # a scored column no plausible mistake changes
     column = "gender"
     reason = "copied from the patient record; no rule of the concept derives it"
 
-A mutant applies to every task whose card names its reference file.
+A mutant applies to every task whose card names its reference file (or, when ``tasks``
+is given, to those of them only).
 """
 
 from __future__ import annotations
@@ -50,6 +52,9 @@ class MutantSpec(BaseModel):
     name: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     rationale: str = Field(min_length=10, description="the mistake, in one line")
     reference: str = Field(default="reference.sql", description="the reference it changes")
+    tasks: list[str] | None = Field(
+        default=None, description="the tasks it applies to; None: every task of its reference"
+    )
     moves: list[str] = Field(
         default_factory=list, description="scored columns the mistake is meant to move"
     )
@@ -107,7 +112,9 @@ class Mutant:
             ) from exc
 
     def applies_to(self, task: Task) -> bool:
-        return task.family == self.family and task.card.reference.file == self.spec.reference
+        if task.family != self.family or task.card.reference.file != self.spec.reference:
+            return False
+        return self.spec.tasks is None or task.name in self.spec.tasks
 
 
 def parse_mutants_file(path: Path) -> MutantsFile:
