@@ -152,7 +152,8 @@ def test_a_source_lacking_the_rows_of_a_bin_reports_the_gap_by_name(
 def test_the_cli_prints_the_table_and_json(default_sources: DefaultSources) -> None:
     runner = CliRunner()
     home = str(default_sources.home.root)
-    args = ["audit", "--source", default_sources.eicu.name, "--home", home, "--task", "eicu-gcs"]
+    # no --source: the task's dataset picks the default synthetic eICU source
+    args = ["audit", "--home", home, "--task", "eicu-gcs"]
     shown = runner.invoke(app, [*args, "--quiet", "--detail"], env={"COLUMNS": "240"})
     assert shown.exit_code == 0, shown.output
     assert "eicu-gcs" in shown.output and "audit passed" in shown.output
@@ -161,6 +162,9 @@ def test_the_cli_prints_the_table_and_json(default_sources: DefaultSources) -> N
     assert as_json.exit_code == 0, as_json.output
     data = json.loads(as_json.output)
     assert data["passed"] is True and [t["task"] for t in data["tasks"]] == ["eicu-gcs"]
+    assert data["source"] == default_sources.eicu.name
+    mixed = runner.invoke(app, [*args, "--task", "mimic-kdigo-48h"])
+    assert mixed.exit_code != 0 and "one audit reads one source" in str(mixed.exception)
 
 
 def test_the_cli_exits_1_when_the_audit_fails(default_sources: DefaultSources) -> None:
