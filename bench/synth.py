@@ -2,10 +2,13 @@
 
 Builds MIMIC-IV (and eICU, when its generator is present) at --scale 0.01 and 0.1,
 each in a fresh child process so peak memory is measured per build, and prints
-seconds, rows, rows/s and peak RSS next to the targets (0.1 MIMIC-IV: <= 120 s,
-<= 4 GiB).
+seconds, rows, rows/s and peak memory next to the targets (0.1 MIMIC-IV: <= 120 s,
+<= 4 GiB). Peak memory is the largest sum of the resident sets of the build process
+and its worker processes, sampled every 0.2 s. The load average before and after each
+build is printed: other jobs on the machine slow a build down.
 
     .venv/bin/python bench/synth.py [--scales 0.01 0.1] [--dataset mimic-iv eicu]
+                                    [--workers 1 2]
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -27,12 +31,13 @@ import json, sys, time
 from pathlib import Path
 from m4bench.home import DataHome
 dataset, scale, root = sys.argv[1], float(sys.argv[2]), Path(sys.argv[3])
+workers = int(sys.argv[5])
 started = time.perf_counter()
 if dataset == "mimic-iv":
     from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv as build
 else:
     from m4bench.sources.synth.eicu import synthesize_eicu as build
-source = build(DataHome(root), "bench", scale=scale, seed=0, progress=False)
+source = build(DataHome(root), "bench", scale=scale, seed=0, progress=False, workers=workers)
 seconds = time.perf_counter() - started
 rows = sum(t.rows for t in source.manifest.tables.values())
 biggest = max(source.manifest.tables.items(), key=lambda kv: kv[1].rows)
@@ -48,16 +53,41 @@ print(json.dumps({"seconds": seconds, "rows": rows, "biggest": [biggest[0], bigg
 """
 
 
-def run(dataset: str, scale: float, profile: bool = False) -> dict[str, object]:
+def _tree_rss_kib(pid: int) -> int:
+    """Resident memory of a process and all its descendants (Linux /proc), in KiB."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            with open(f"/proc/{current}/status") as status:
+                total += next(
+                    (int(line.split()[1]) for line in status if line.startswith("VmRSS:")), 0
+                )
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as children:
+                    todo.extend(int(c) for c in children.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def run(dataset: str, scale: float, profile: bool = False, workers: int = 1) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        out = subprocess.run(
-            [sys.executable, "-c", _CHILD, dataset, str(scale), tmp, "profile" if profile else ""],
-            check=True, capture_output=True, text=True,
-        )  # fmt: skip
+        args = [dataset, str(scale), tmp, "profile" if profile else "-", str(workers)]
+        with subprocess.Popen(
+            [sys.executable, "-c", _CHILD, *args], stdout=subprocess.PIPE, text=True
+        ) as child:
+            tree_peak = 0
+            while child.poll() is None:
+                tree_peak = max(tree_peak, _tree_rss_kib(child.pid))
+                time.sleep(0.2)
+            out = child.stdout.read() if child.stdout else ""
+        if child.returncode != 0:
+            raise SystemExit(f"{dataset} at scale {scale} failed (exit {child.returncode})")
         peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
-    result["peak_gib"] = max(peak_kib, before) / 2**20
+    result: dict[str, object] = json.loads(out.strip().splitlines()[-1])
+    result["peak_gib"] = max(peak_kib if peak_kib > before else 0, tree_peak) / 2**20
     return result
 
 
@@ -68,36 +98,66 @@ def main() -> None:
     parser.add_argument(
         "--profile", action="store_true", help="also time `m4bench data profile` on each build"
     )
+    parser.add_argument(
+        "--workers", nargs="+", type=int, default=[1], help="worker counts to compare"
+    )
     args = parser.parse_args()
-    header = f"{'dataset':<9} {'scale':>6} {'seconds':>8} {'rows':>12} {'rows/s':>10}"
+    header = f"{'dataset':<9} {'scale':>6} {'wk':>3} {'seconds':>8} {'rows':>12} {'rows/s':>10}"
     header += f" {'peak GiB':>9}"
-    print(f"{header}  biggest table")
+    print(f"{header}  biggest table  (load average before -> after)")
     for dataset in args.dataset:
-        if dataset == "eicu" and importlib.util.find_spec("m4bench.sources.synth.eicu") is None:
-            print("eicu      (generator not present; skipped)")
-            continue
-        for scale in args.scales:
-            started = time.perf_counter()
-            r = run(dataset, scale, args.profile)
-            seconds = float(r["seconds"])  # type: ignore[arg-type]
-            rows = int(r["rows"])  # type: ignore[call-overload]
-            peak = float(r["peak_gib"])  # type: ignore[arg-type]
-            biggest = r["biggest"]
+        for workers in args.workers:
+            _bench_dataset(dataset, args.scales, args.profile, workers)
+
+
+def _bench_dataset(dataset: str, scales: list[float], profile: bool, workers: int) -> None:
+    if dataset == "eicu" and importlib.util.find_spec("m4bench.sources.synth.eicu") is None:
+        print("eicu      (generator not present; skipped)")
+        return
+    for scale in scales:
+        started = time.perf_counter()
+        load_before = os.getloadavg()[0]
+        r = run(dataset, scale, profile, workers)
+        seconds = float(r["seconds"])  # type: ignore[arg-type]
+        rows = int(r["rows"])  # type: ignore[call-overload]
+        peak = float(r["peak_gib"])  # type: ignore[arg-type]
+        tables: dict[str, int] = r["tables"]  # type: ignore[assignment]
+        print(
+            f"{dataset:<9} {scale:>6} {workers:>3} {seconds:>8.1f} {rows:>12,}"
+            f" {rows / seconds:>10,.0f} {peak:>9.2f}  {r['biggest']}"
+            f"  (load {load_before:.1f} -> {os.getloadavg()[0]:.1f};"
+            f" wall {time.perf_counter() - started:.1f} s)"
+        )
+        if dataset == "eicu":
+            print_eicu_cardinalities(r, scale)
+        else:
+            print_mimic_volume(tables, scale)
+        if r.get("profile_seconds") is not None:
+            took = float(r["profile_seconds"])  # type: ignore[arg-type]
+            print(f"  profile: {took:.1f} s, {rows / took:,.0f} rows/s")
+        if dataset == "mimic-iv" and scale == 0.1:
             print(
-                f"{dataset:<9} {scale:>6} {seconds:>8.1f} {rows:>12,} {rows / seconds:>10,.0f}"
-                f" {peak:>9.2f}  {biggest}  (wall {time.perf_counter() - started:.1f} s)"
+                f"  target: <= {TARGET_SECONDS:.0f} s and <= {TARGET_GIB:.0f} GiB -> "
+                f"time x{seconds / TARGET_SECONDS:.2f}, "
+                f"memory x{peak / TARGET_GIB:.2f} of the budget"
             )
-            if dataset == "eicu":
-                print_eicu_cardinalities(r, scale)
-            if r.get("profile_seconds") is not None:
-                took = float(r["profile_seconds"])  # type: ignore[arg-type]
-                print(f"  profile: {took:.1f} s, {rows / took:,.0f} rows/s")
-            if dataset == "mimic-iv" and scale == 0.1:
-                print(
-                    f"  target: <= {TARGET_SECONDS:.0f} s and <= {TARGET_GIB:.0f} GiB -> "
-                    f"time x{seconds / TARGET_SECONDS:.2f}, "
-                    f"memory x{peak / TARGET_GIB:.2f} of the budget"
-                )
+
+
+# MIMIC-IV v3.1 rows over ICU stays of the big event tables (real counts / 94,458 stays;
+# labevents also holds the ward and outpatient rows).
+MIMIC_REAL_PER_STAY = {"chartevents": 4_584, "labevents": 1_677, "inputevents": 116}
+
+
+def print_mimic_volume(tables: dict[str, int], scale: float) -> None:
+    """Synthetic rows per ICU stay against the real ones."""
+    stays = tables.get("mimiciv_icu.icustays", 0) or 1
+    ratios = []
+    for name, real in MIMIC_REAL_PER_STAY.items():
+        rows = next((n for q, n in tables.items() if q.endswith("." + name)), 0)
+        ratios.append(
+            f"{name} {rows / stays:,.0f}/stay (real {real:,}, x{rows / stays / real:.2f})"
+        )
+    print(f"  MIMIC-IV rows per stay at scale {scale}: " + ", ".join(ratios))
 
 
 # eICU-CRD v2.0 row counts of the tables the eICU tasks read (eicu-code checks).
@@ -122,12 +182,13 @@ def print_eicu_cardinalities(result: dict[str, object], scale: float) -> None:
     ]
     print("  eICU rows vs real at this scale: " + ", ".join(ratios))
     seconds = float(result["seconds"])  # type: ignore[arg-type]
+    peak = float(result["peak_gib"])  # type: ignore[arg-type]
     if scale == 0.1:
         print(
             f"  eICU 10 % against the MIMIC-IV budget ({TARGET_SECONDS:.0f} s, "
             f"{TARGET_GIB:.0f} GiB): time x{seconds / TARGET_SECONDS:.2f}, "
-            f"memory x{float(result['peak_gib']) / TARGET_GIB:.2f}"
-        )  # type: ignore[arg-type]
+            f"memory x{peak / TARGET_GIB:.2f}"
+        )
 
 
 if __name__ == "__main__":
