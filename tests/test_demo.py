@@ -114,3 +114,22 @@ def test_a_second_run_reuses_data_and_runs(demo: tuple[DataHome, DemoReport]) ->
         assert status[name] == "reused", (name, status)
     assert again.package is not None and first.package is not None
     assert verify_package(again.package).passed
+
+
+def test_an_endpoint_adds_react_on_two_tasks_under_both_conditions() -> None:
+    from m4bench.campaign import PlanOptions, facts_from_catalog, plan_campaign
+    from m4bench.demo.profile import SMALL_TASKS, demo_agents, demo_profile
+
+    tasks = list(SMALL_TASKS)
+    profile = demo_profile(tasks, react_model="qwen3:14b")
+    runs = plan_campaign(profile, PlanOptions(agents=demo_agents(True)), facts_from_catalog())
+    react = [r for r in runs if r.cell.agent == "react"]
+    assert {(r.cell.task, r.cell.condition, r.cell.model) for r in react} == {
+        (t, c, "qwen3:14b")
+        for t in ("mimic-sofa-24h", "eicu-gcs")
+        for c in ("no-skill", "with-skill")
+    }
+    without = plan_campaign(
+        demo_profile(tasks), PlanOptions(agents=demo_agents(False)), facts_from_catalog()
+    )
+    assert len(runs) == len(without) + 4
