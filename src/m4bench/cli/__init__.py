@@ -63,7 +63,9 @@ def main() -> None:
     try:
         app()
     except M4BenchError as exc:
-        Console(stderr=True).print(f"[bold red]error:[/] {exc.message}", highlight=False)
+        # soft_wrap: a long path in a message must stay whole, whatever the terminal width
+        console = Console(stderr=True, soft_wrap=True)
+        console.print(f"[bold red]error:[/] {exc.message}", highlight=False)
         if exc.hint:
-            Console(stderr=True).print(f"[yellow]hint:[/] {exc.hint}", highlight=False)
+            console.print(f"[yellow]hint:[/] {exc.hint}", highlight=False)
         sys.exit(2)
