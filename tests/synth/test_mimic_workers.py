@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from m4bench.cli import app
 from m4bench.errors import M4BenchError
 from m4bench.fileio import sha256_file
 from m4bench.home import DataHome
@@ -37,3 +39,15 @@ def test_bad_worker_counts_are_clear_errors(tmp_path: Path, workers: object) -> 
     with pytest.raises(M4BenchError, match="--workers"):
         synthesize_mimic_iv(home, stays=10, progress=False, workers=workers)  # type: ignore[arg-type]
     assert not home.source_dir("synthetic-mimic-iv").exists()
+
+
+def test_cli_workers_option(tmp_path: Path) -> None:
+    runner = CliRunner()
+    base = ["data", "synth", "mimic-iv", "--home", str(tmp_path), "--quiet", "--stays", "15"]
+    bad = runner.invoke(app, [*base, "--workers", "0"])
+    assert isinstance(bad.exception, M4BenchError)
+    assert "--workers" in str(bad.exception)
+    assert not (tmp_path / "sources" / "synthetic-mimic-iv").exists()
+    ok = runner.invoke(app, [*base, "--workers", "2"])
+    assert ok.exit_code == 0, ok.output
+    assert (tmp_path / "sources" / "synthetic-mimic-iv" / "catalog.duckdb").exists()

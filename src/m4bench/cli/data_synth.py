@@ -51,13 +51,17 @@ def mimic_iv(
     force: ForceOption = False,
     quiet: QuietOption = False,
     home: HomeOption = None,
+    workers: Annotated[
+        int,
+        typer.Option("--workers", help="Processes building chartevents chunks in parallel."),
+    ] = 1,
 ) -> None:
     """Generate a synthetic MIMIC-IV v3.1 source (default about 1,000 ICU stays)."""
     console = Console(stderr=True)
     started = time.perf_counter()
     source = synthesize_mimic_iv(
         resolve_home(home), name, stays=stays, patients=patients, scale=scale, seed=seed,
-        force=force, progress=not quiet,
+        force=force, progress=not quiet, workers=workers,
     )  # fmt: skip
     rows = sum(entry.rows for entry in source.manifest.tables.values())
     _report(
