@@ -104,8 +104,8 @@ def run_demo(
     data_ok = data_ok and stage("provisioning", lambda: provision(home, names, show))
     if data_ok:
         reset_if_stale(results, data_stamp(home, names))
-    stage("preflight", lambda: preflight(home, names, opts.sandbox, data_ok))
-    ran = stage("campaign", lambda: campaign(home, names, results, tasks, opts, data_ok))
+    ready = stage("preflight", lambda: preflight(home, names, opts.sandbox, data_ok))
+    ran = stage("campaign", lambda: campaign(home, names, results, tasks, opts, ready))
     analysis = out / "analysis"
     if stage("analysis", lambda: analyze_demo(results, analysis, ran)):
         report.report_html = analysis / "report.html"

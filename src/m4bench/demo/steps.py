@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from m4bench.demo.stages import DemoSources, Outcome, Unavailable
 from m4bench.errors import M4BenchError
-from m4bench.fileio import atomic_write_bytes
+from m4bench.fileio import atomic_write_bytes, atomic_write_text
 from m4bench.home import DataHome
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ def campaign(
     results: Path,
     tasks: list[str],
     opts: DemoOptions,
-    data_ok: bool,
+    ready: bool,
 ) -> Outcome:
     """The demo campaign in the sandbox; complete runs of an earlier demo are kept."""
     from m4bench.campaign import (
@@ -54,15 +55,9 @@ def campaign(
     from m4bench.campaign.progress import LiveProgress
     from m4bench.demo.agents import DemoRunFn
     from m4bench.demo.profile import demo_agents, demo_profile
-    from m4bench.sandbox import check_bwrap_available
 
-    if not data_ok:
-        raise Unavailable("the data stages did not finish")
-    if opts.sandbox == "bwrap":
-        try:
-            check_bwrap_available()
-        except M4BenchError as exc:
-            raise Unavailable(f"the bwrap sandbox is not available: {exc.message}") from exc
+    if not ready:
+        raise Unavailable("preflight did not pass (see above)")
     react = opts.react_endpoint is not None
     profile = demo_profile(tasks, opts.react_model if react else None)
     planned = plan_campaign(profile, PlanOptions(agents=demo_agents(react)), facts_from_catalog())
@@ -100,7 +95,8 @@ def analyze_demo(results: Path, out: Path, ran: bool) -> Outcome:
         raise Unavailable("no campaign results to analyze")
     settings = AnalysisSettings(reps=ANALYSIS_REPS, permutation_reps=ANALYSIS_REPS)
     result = analyze(results, out, settings)
-    return Outcome(f"{len(result.headline)} headline estimates; {out / 'report.html'}")
+    earlier = "" if ran else " (of an earlier demo's runs)"
+    return Outcome(f"{len(result.headline)} headline estimates{earlier}; {out / 'report.html'}")
 
 
 def package_evidence(home: DataHome, results: Path, package: Path, ran: bool) -> Outcome:
@@ -108,15 +104,30 @@ def package_evidence(home: DataHome, results: Path, package: Path, ran: bool) ->
 
     if not ran and not (results / "runs").is_dir():
         raise Unavailable("no campaign results to package")
-    options = PackageOptions(salt=_salt(package.parent), outputs="scores-only", home=home)
-    result = package_results(results, package, options)
+    stamp, digest = package.with_suffix(".stamp"), _results_digest(results)
+    reuse = package.exists() and stamp.exists() and stamp.read_text(encoding="utf-8") == digest
+    if not reuse:
+        options = PackageOptions(salt=_salt(package.parent), outputs="scores-only", home=home)
+        package_results(results, package, options)
+        atomic_write_text(stamp, digest)
     verified = verify_package(package)
     if not verified.passed:
         raise M4BenchError(
             f"{package}: verification failed: {'; '.join(verified.failures[:3])}",
             hint="report this: a fresh package must verify",
         )
-    return Outcome(f"{result.files} files, verified; sha256 {result.sha256[:16]}")
+    sha = hashlib.sha256(package.read_bytes()).hexdigest()[:16]
+    return Outcome(f"{verified.files} files, verified; sha256 {sha}", reused=reuse)
+
+
+def _results_digest(results: Path) -> str:
+    """A digest of every result record and the plan: a package built from the same
+    records is the same package."""
+    digest = hashlib.sha256()
+    for path in sorted([results / "campaign.json", *(results / "runs").glob("*/result.json")]):
+        digest.update(str(path.relative_to(results)).encode() + b"\0")
+        digest.update(path.read_bytes() if path.exists() else b"")
+    return digest.hexdigest() + "\n"
 
 
 def _salt(folder: Path) -> bytes:
