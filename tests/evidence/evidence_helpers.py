@@ -18,6 +18,7 @@ EMAIL = "jane.doe@hospital.example.org"
 SUBJECTS = ["10000032", "10000980", "10001217"]
 STAYS = ["30000001", "30000002", "30000003"]
 CHARTTIME = "2180-07-23 14:05:00"
+EPOCH = 1777716001
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ def _trace(home: Path) -> str:
         {"type": "tool", "command": f"cat {home}/notes.txt", "timestamp": "2026-05-02T10:00:00Z"},
         {"type": "tool_result", "output": f"subject_id | stay_id | charttime | temp\n{table}"},
         {"type": "message", "text": f"stay {STAYS[0]} looks odd at {CHARTTIME}"},
+        {"type": "response", "created": EPOCH, "row": {"stay_id": int(STAYS[1]), "sofa": 3}},
     ]
     return "\n".join(json.dumps(e) for e in events) + "\n"
 
@@ -74,7 +76,7 @@ def build_campaign(root: Path, home: Path, runs: int = 2) -> Planted:
     return Planted(
         secrets=[SECRET, EMAIL],
         identifiers=[*SUBJECTS, *STAYS],
-        timestamps=[CHARTTIME, "2026-05-02T10:00:00Z", "2180-07-23"],
+        timestamps=[CHARTTIME, "2026-05-02T10:00:00Z", "2180-07-23", str(EPOCH), "1777716000"],
         paths=[str(home), str(root)],
     )
 

@@ -14,14 +14,22 @@ from typing import Any
 from m4bench.evidence.redact import Redactor
 
 SAMPLE_SUFFIX = "_sample"
-CLOCK_FIELDS = frozenset({"timestamp", "created_at", "started_at", "finished_at", "time"})
+CLOCK_FIELDS = frozenset(
+    {"timestamp", "created", "created_at", "started_at", "finished_at", "updated_at",
+     "time", "ts", "date", "datetime", "start_time", "end_time"}
+)  # fmt: skip
+LARGE_NUMBER = 1_000_000
 IDENTITY_FIELDS = frozenset(
     {"run_id", "task", "condition", "schema", "schema_name", "agent", "model", "reasoning"}
 )  # chosen by the harness, never data: kept verbatim so run ids stay recomputable
 
 
-def sanitize_value(value: Any, redactor: Redactor, counts: Counter[str]) -> Any:
-    """A JSON value with samples emptied, clock fields dropped and strings redacted."""
+def sanitize_value(
+    value: Any, redactor: Redactor, counts: Counter[str], numbers: bool = False
+) -> Any:
+    """A JSON value with samples emptied, clock fields dropped and strings redacted;
+    with ``numbers``, integers of seven or more digits and the run's identifier values
+    become ``"[id]"`` too (for traces, where a number may be a patient's id)."""
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for key, item in value.items():
@@ -35,13 +43,22 @@ def sanitize_value(value: Any, redactor: Redactor, counts: Counter[str]) -> Any:
             if key in IDENTITY_FIELDS and isinstance(item, str):
                 out[key] = item
                 continue
-            out[key] = sanitize_value(item, redactor, counts)
+            out[key] = sanitize_value(item, redactor, counts, numbers)
         return out
     if isinstance(value, list):
-        return [sanitize_value(item, redactor, counts) for item in value]
+        return [sanitize_value(item, redactor, counts, numbers) for item in value]
     if isinstance(value, str):
         return redactor.text(value)
+    if numbers and _identifier_like(value, redactor):
+        counts["identifier"] += 1
+        return "[id]"
     return value
+
+
+def _identifier_like(value: Any, redactor: Redactor) -> bool:
+    if not isinstance(value, int) or isinstance(value, bool):
+        return False
+    return abs(value) >= LARGE_NUMBER or str(value) in redactor.identifiers
 
 
 def sanitize_json_text(text: str, redactor: Redactor, counts: Counter[str]) -> str:
@@ -59,7 +76,7 @@ def sanitize_jsonl(text: str, redactor: Redactor, counts: Counter[str]) -> str:
         except ValueError:
             out.append(redactor.text(line))
             continue
-        clean = sanitize_value(parsed, redactor, counts)
+        clean = sanitize_value(parsed, redactor, counts, numbers=True)
         out.append(json.dumps(clean, ensure_ascii=False, separators=(",", ":")))
     return "\n".join(out) + ("\n" if out else "")
 
@@ -72,10 +89,11 @@ def sanitize_egress(text: str, redactor: Redactor, counts: Counter[str]) -> str:
         if not line.strip():
             continue
         event = json.loads(line)
-        if isinstance(event, dict) and isinstance(event.get("ts"), int | float):
-            first = event["ts"] if first is None else first
-            event["ts"] = round(float(event["ts"]) - float(first or 0.0), 3)
-            counts["relative_time"] += 1
+        stamp = event.pop("ts", None) if isinstance(event, dict) else None
         clean = sanitize_value(event, redactor, counts)
+        if isinstance(clean, dict) and isinstance(stamp, int | float):
+            first = float(stamp) if first is None else first
+            clean["ts"] = round(float(stamp) - first, 3)
+            counts["relative_time"] += 1
         out.append(json.dumps(clean, sort_keys=True, separators=(",", ":")))
     return "\n".join(out) + ("\n" if out else "")
