@@ -29,8 +29,7 @@ from m4bench.tasks.evaluation import EvaluationSpec
 AGENT_TABLE = "agent"
 FIRST_TABLE = "agent_first"
 _REPEATS = "agent_repeats"
-_DROPPED = "agent_dropped"
-SCRATCH_TABLES = (AGENT_TABLE, _REPEATS, _DROPPED)
+SCRATCH_TABLES = (AGENT_TABLE, _REPEATS)
 REJECTS_RECORDED = 1000
 # Uncastable-cell flags are packed into BIGINT words of this many bits (w0, w1, ...).
 FLAG_BITS = 62
@@ -92,16 +91,18 @@ def load_agent(
         con.execute("DROP TABLE IF EXISTS reject_errors; DROP TABLE IF EXISTS reject_scans")
         sql = _create_agent_sql(path, header, spec, truth, options, layout, parallel=False)
         con.execute(sql)
+    repeated_ok = _create_repeats(con, layout)
     keys = ", ".join(layout.keys)
-    rows, bad, unique, ok_rows, ok_unique, rejected, errors = _fetch_ints(
+    rows, bad, bad_unique, rejected, errors = _fetch_ints(
         con,
         f"SELECT count(*), count(*) FILTER (WHERE NOT key_ok), "
-        f"count(DISTINCT struct_pack({keys}, b)), count(*) FILTER (WHERE key_ok), "
-        f"count(DISTINCT struct_pack({keys})) FILTER (WHERE key_ok), "
+        f"count(DISTINCT struct_pack({keys}, b)) FILTER (WHERE NOT key_ok), "
         "(SELECT count(DISTINCT line) FROM reject_errors), (SELECT count(*) FROM reject_errors) "
         f"FROM {AGENT_TABLE}",
     )
-    repeated_ok = ok_rows - ok_unique
+    # Rows with a castable key and rows without one never share a key (``b`` is NULL
+    # exactly on the former), so their distinct counts add up.
+    unique = (rows - bad - repeated_ok) + bad_unique
     _create_first_rows(con, layout, deduplicate=repeated_ok > 0)
     notes = _reject_notes(con, errors) if rejected else []
     return layout, AgentRows(rows, unique, bad, rejected, notes)
@@ -177,6 +178,20 @@ def _read_csv(path: Path, header: OutputHeader, options: ScoreOptions, parallel:
     )
 
 
+def _create_repeats(con: duckdb.DuckDBPyConnection, layout: AgentLayout) -> int:
+    """Table ``agent_repeats``: castable keys seen more than once, with their first row.
+
+    One grouping pass; returns how many rows repeat an earlier key.
+    """
+    keys = ", ".join(layout.keys)
+    con.execute(
+        f"CREATE TABLE {_REPEATS} AS SELECT {keys}, min(rowid) AS keep, count(*) AS n "
+        f"FROM {AGENT_TABLE} WHERE key_ok GROUP BY {keys} HAVING count(*) > 1"
+    )
+    (repeated,) = _fetch_ints(con, f"SELECT coalesce(sum(n - 1), 0) FROM {_REPEATS}")
+    return repeated
+
+
 def _create_first_rows(
     con: duckdb.DuckDBPyConnection, layout: AgentLayout, *, deduplicate: bool
 ) -> None:
@@ -189,19 +204,10 @@ def _create_first_rows(
     if not deduplicate:
         con.execute(f"CREATE VIEW {FIRST_TABLE} AS {rows} WHERE a.key_ok")
         return
-    keys = ", ".join(layout.keys)
-    con.execute(
-        f"CREATE TABLE {_REPEATS} AS SELECT {keys}, min(rowid) AS keep FROM {AGENT_TABLE} "
-        f"WHERE key_ok GROUP BY {keys} HAVING count(*) > 1"
-    )
     same_key = " AND ".join(f"a.{key} IS NOT DISTINCT FROM r.{key}" for key in layout.keys)
     con.execute(
-        f"CREATE TABLE {_DROPPED} AS SELECT a.rowid AS rn FROM {AGENT_TABLE} a "
-        f"JOIN {_REPEATS} r ON {same_key} WHERE a.key_ok AND a.rowid <> r.keep"
-    )
-    con.execute(
-        f"CREATE VIEW {FIRST_TABLE} AS {rows} "
-        f"ANTI JOIN {_DROPPED} d ON a.rowid = d.rn WHERE a.key_ok"
+        f"CREATE VIEW {FIRST_TABLE} AS {rows} LEFT JOIN {_REPEATS} r ON {same_key} "
+        "WHERE a.key_ok AND (r.keep IS NULL OR a.rowid = r.keep)"
     )
 
 

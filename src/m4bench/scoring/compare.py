@@ -136,8 +136,9 @@ def compare_rows(
     layout: AgentLayout,
     sample_size: int,
 ) -> JoinCounts:
-    sample = f"min_by(pos, pos, {sample_size}) FILTER (WHERE {{}})" if sample_size else ""
-    per_row = [f"t.{TRUTH_ROW} AS pos", f"{PRESENT} AS present"]
+    # Each sample is [truth row, agent row]: the text is later fetched by position.
+    sample = f"min_by([pos, rn], pos, {sample_size}) FILTER (WHERE {{}})" if sample_size else ""
+    per_row = [f"t.{TRUTH_ROW} AS pos", "a.rn AS rn", f"{PRESENT} AS present"]
     select = ["count(*)", _count("present")]
     for index, name in enumerate(spec.scored_columns):
         row_parts, (matched, uncastable, wrong) = _column_parts(index, name, spec, truth, layout)
@@ -158,22 +159,28 @@ def compare_rows(
     assert row is not None
     values = iter(row)
     truth_rows, joined = int(next(values)), int(next(values))
-    found: dict[str, tuple[int, int, list[int]]] = {}
+    found: dict[str, tuple[int, int, list[tuple[int, int | None]]]] = {}
     for name in spec.scored_columns:
         matched, uncastable, rows = next(values), next(values), next(values)
-        found[name] = (int(matched or 0), int(uncastable or 0), sorted(rows or []))
+        found[name] = (int(matched or 0), int(uncastable or 0), _positions(rows))
     error_sums = {}
     for name in truth.ordered:
         total = next(values)
         if total is not None:
             error_sums[name] = float(total)
-    missing_rows = sorted(next(values) or []) if sample_size else []
+    missing_rows = _positions(next(values)) if sample_size else []
     samples = _samples(con, spec, truth, layout, found, missing_rows)
     columns = {
         name: ColumnCounts(matched, uncastable, samples.get(name, []))
         for name, (matched, uncastable, _) in found.items()
     }
     return JoinCounts(truth_rows, joined, columns, error_sums, samples.get("", []))
+
+
+def _positions(pairs: list[list[int | None]] | None) -> list[tuple[int, int | None]]:
+    """Sample [truth row, agent row] pairs, in truth file order."""
+    found = [(int(pair[0]), pair[1]) for pair in pairs or [] if pair[0] is not None]
+    return sorted(found, key=lambda pair: pair[0])
 
 
 def key_struct(spec: EvaluationSpec, truth: TruthTable) -> str:
@@ -190,13 +197,17 @@ def _samples(
     spec: EvaluationSpec,
     truth: TruthTable,
     layout: AgentLayout,
-    found: dict[str, tuple[int, int, list[int]]],
-    missing_rows: list[int],
+    found: dict[str, tuple[int, int, list[tuple[int, int | None]]]],
+    missing_rows: list[tuple[int, int | None]],
 ) -> dict[str, list[dict[str, Any]]]:
-    """Sample records per column ("" = missing keys), fetched by truth row number."""
-    wanted = sorted({row for *_, rows in found.values() for row in rows} | set(missing_rows))
-    if not wanted:
+    """Sample records per column ("" = missing keys), fetched by truth and agent row
+    number so that neither side is scanned in full."""
+    pairs = {pair for *_, rows in found.values() for pair in rows} | set(missing_rows)
+    if not pairs:
         return {}
+    wanted = ", ".join(str(row) for row in sorted({truth_row for truth_row, _ in pairs}))
+    agent_rows = sorted({agent_row for _, agent_row in pairs if agent_row is not None})
+    in_agent = ", ".join(str(row) for row in agent_rows) if agent_rows else "NULL"
     cells = []
     for name in spec.scored_columns:
         sql = cell_sql(name, spec, truth, layout)
@@ -206,16 +217,18 @@ def _samples(
         cells.append(sql.uncast if sql else "NULL")
     query = (
         f"SELECT t.{TRUTH_ROW}, {key_struct(spec, truth)}, {', '.join(cells)} "
-        f"FROM (SELECT * FROM {TRUTH_VIEW} "
-        f"WHERE {TRUTH_ROW} IN ({', '.join(str(row) for row in wanted)})) t "
-        f"LEFT JOIN {FIRST_TABLE} a ON {join_condition(spec, truth)} {RAW_JOIN}"
+        f"FROM (SELECT * FROM {TRUTH_VIEW} WHERE {TRUTH_ROW} IN ({wanted})) t "
+        f"LEFT JOIN (SELECT * FROM {FIRST_TABLE} WHERE rn IN ({in_agent})) a "
+        f"ON {join_condition(spec, truth)} "
+        f"LEFT JOIN (SELECT rowid AS rid, u FROM {AGENT_TABLE} WHERE rowid IN ({in_agent})) r "
+        "ON r.rid = a.rn"
     )
     by_row = {record[0]: record for record in con.execute(query).fetchall()}
-    samples: dict[str, list[dict[str, Any]]] = {"": [by_row[row][1] for row in missing_rows]}
+    samples: dict[str, list[dict[str, Any]]] = {"": [by_row[row][1] for row, _ in missing_rows]}
     for index, name in enumerate(spec.scored_columns):
         samples[name] = [
             _mismatch(by_row[row][1], *by_row[row][2 + 3 * index : 5 + 3 * index])
-            for row in found[name][2]
+            for row, _ in found[name][2]
         ]
     return samples
 
