@@ -7,6 +7,7 @@ from synth_helpers import HIGH_QUIRKS, one, rate
 
 from m4bench.sources.synth.mimic_flowsheet import (
     FLOWSHEET_ITEMS,
+    LEVEL_OF_CONSCIOUSNESS,
     NURSING_HOURLY,
     VENTILATOR_MONITOR,
 )
@@ -78,3 +79,18 @@ def test_off_hour_rate_holds_over_all_chartevents(qcon: duckdb.DuckDBPyConnectio
         FROM mimiciv_icu.chartevents""",
     )
     assert abs(measured - HIGH_QUIRKS.off_hour_time) < 0.03
+
+
+def test_level_of_consciousness_follows_gcs(con: duckdb.DuckDBPyConnection) -> None:
+    """Stays usually charted 'Alert' have better GCS motor scores than the others."""
+    rows = con.execute(
+        f"""WITH loc AS (SELECT stay_id, MODE(value) usual FROM mimiciv_icu.chartevents
+            WHERE itemid = {LEVEL_OF_CONSCIOUSNESS} GROUP BY 1),
+        g AS (SELECT stay_id, AVG(valuenum) motor FROM mimiciv_icu.chartevents
+            WHERE itemid = 223901 GROUP BY 1)
+        SELECT usual = 'Alert' AS alert, AVG(motor), COUNT(*) FROM loc JOIN g USING (stay_id)
+        GROUP BY 1 ORDER BY 1"""
+    ).fetchall()
+    (_, impaired, n_impaired), (_, alert, n_alert) = rows
+    assert n_impaired >= 5 and n_alert >= 5
+    assert alert > impaired + 0.3

@@ -34,13 +34,15 @@ class Flowsheet:
     numeric: tuple[NumericItem, ...] = ()
 
 
+LEVEL_OF_CONSCIOUSNESS = 226104
+CONSCIOUSNESS_LEVELS = ("Alert", "Lethargic", "Arouse to Voice", "Arouse to Pain", "Unresponsive")
 LUNG_SOUNDS = ("Clear", "Diminished", "Crackles", "Rhonchi", "Coarse", "Wheeze")
 
 NURSING_HOURLY = Flowsheet(
     1.0,
     text=(
         (227969, ("Bed locked/low position", "Call light within reach", "Side rails x 2")),
-        (226104, ("Alert", "Arouse to Voice", "Arouse to Pain", "Lethargic", "Unresponsive")),
+        (LEVEL_OF_CONSCIOUSNESS, CONSCIOUSNESS_LEVELS),
         (223791, ("None", "Mild", "Moderate", "Severe", "Unable to Score")),
         (223986, LUNG_SOUNDS),
         (223987, LUNG_SOUNDS),
@@ -139,7 +141,10 @@ def flowsheet(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkR
     """Every flowsheet round of the chunk's stays."""
     every = np.ones(len(s), bool)
     off = q.off_hour_time
-    _round(rng, s, rows, NURSING_HOURLY, timeline(rng, s, every, 0.0, s.los_h, 1.0, off))
+    # the usual level of consciousness follows the stay's GCS impairment
+    alertness = np.clip(np.round(s.gcs_loss / 3), 0, len(CONSCIOUSNESS_LEVELS) - 1)
+    hourly = timeline(rng, s, every, 0.0, s.los_h, 1.0, off)
+    _round(rng, s, rows, NURSING_HOURLY, hourly, {LEVEL_OF_CONSCIOUSNESS: alertness})
     for sheet, start in ((NURSING_TWO_HOURLY, 1.0), (NURSING_FOUR_HOURLY, 2.0)):
         tl = timeline(rng, s, every, start, s.los_h, sheet.every_h, off)
         _round(rng, s, rows, sheet, tl)
@@ -162,13 +167,19 @@ def _round(
     rows: ChartRows,
     sheet: Flowsheet,
     tl: Timeline,
+    usual_answer: dict[int, np.ndarray] | None = None,
 ) -> None:
-    """Chart every item of ``sheet`` at each time of ``tl`` (one round)."""
+    """Chart every item of ``sheet`` at each time of ``tl`` (one round).
+
+    ``usual_answer`` gives, for some text items, each stay's usual option index;
+    the others draw it at random.
+    """
     n = len(tl)
     if n == 0:
         return
     for itemid, options in sheet.text:
-        usual = rng.integers(0, len(options), len(s))[tl.stay]
+        drawn = rng.integers(0, len(options), len(s))
+        usual = (usual_answer or {}).get(itemid, drawn).astype(np.int64)[tl.stay]
         pick = np.where(rng.random(n) < 0.8, usual, rng.integers(0, len(options), n))
         rows.text_arrow(tl, itemid, pa.array(options, pa.string()).take(pa.array(pick)))
     for itemid, low, high, unit, decimals in sheet.numeric:
