@@ -80,7 +80,7 @@ def test_package_verifies_and_holds_no_identifier_of_the_run(
             values.update(row[c] for c in IDENTIFIERS if row.get(c))
             values.update(v for k, v in row.items() if v and ("time" in k or "date" in k))
     assert values
-    members = read_archive(report.package.read_bytes(), str(report.package))
+    members = read_archive(report.package)
     text = "\n".join(m.decode("utf-8") for m in members.values())
     numbers = set(re.findall(r"(?<![\w.])\d+(?![\w.])", text))
     leaked = [v for v in values if (v in numbers if v.isdigit() else v in text)]

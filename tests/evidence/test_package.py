@@ -33,7 +33,7 @@ def _package(tmp_path: Path, results: Path, home: DataHome, salt: bytes | None =
 
 
 def _members(path: Path) -> dict[str, bytes]:
-    return read_archive(path.read_bytes(), str(path))
+    return read_archive(path)
 
 
 def test_archive_holds_no_planted_secret_identifier_timestamp_or_path(
@@ -137,13 +137,13 @@ def test_a_consistently_forged_manifest_still_fails_on_the_audit(
     tmp_path: Path, campaign: tuple[Path, Planted, DataHome]
 ) -> None:
     """Editing a record and re-hashing everything still contradicts the stated audit."""
-    from m4bench.evidence.package import manifest_bytes
+    from m4bench.evidence.package import entries_of, manifest_bytes
 
     results, _, home = campaign
     files = _members(_package(tmp_path, results, home))
     record = next(name for name in files if name.endswith("result.json"))
     files[record] = files[record].replace(b'"publishable": true', b'"publishable": false')
-    files["MANIFEST.json"] = manifest_bytes(files)
+    files["MANIFEST.json"] = manifest_bytes(entries_of(files))
     forged = tmp_path / "forged.tar.zst"
     write_archive(forged, files)
     report = verify_package(forged)

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from m4bench.errors import M4BenchError
-from m4bench.evidence.model import FileAction, OutputsMode, SkippedFile
+from m4bench.evidence.archive import check_member_name
+from m4bench.evidence.model import FileAction, FileEntry, OutputsMode, SkippedFile
 from m4bench.evidence.records import sanitize_json_text
 from m4bench.evidence.redact import Redactor
 from m4bench.home import DataHome
@@ -38,13 +39,19 @@ class Builder:
     results: Path
     options: PackageOptions
     catalog: Catalog
-    files: dict[str, bytes] = field(default_factory=dict)
+    staging: Path
+    entries: dict[str, FileEntry] = field(default_factory=dict)
     actions: list[FileAction] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
     public: dict[str, bool] = field(default_factory=dict)
 
     def add(self, path: str, data: bytes, action: FileAction | None = None) -> None:
-        self.files[path] = data
+        """Stage one packaged file on disk (only its size and hash stay in memory)."""
+        target = self.staging / check_member_name(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        sha = hashlib.sha256(data).hexdigest()
+        self.entries[path] = FileEntry(path=path, bytes=len(data), sha256=sha)
         if action is not None:
             self.actions.append(action)
 

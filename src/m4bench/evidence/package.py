@@ -19,13 +19,14 @@ attempts of a run appear only as metadata in the audit.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from m4bench.errors import M4BenchError
-from m4bench.evidence.archive import write_archive
+from m4bench.evidence.archive import write_directory
 from m4bench.evidence.audit import (
     CAMPAIGN_FILE,
     RETAINED,
@@ -48,7 +49,7 @@ from m4bench.evidence.model import (
 )
 from m4bench.evidence.redact import Redactor
 from m4bench.evidence.run_files import package_run
-from m4bench.fileio import atomic_write_text, canonical_json
+from m4bench.fileio import atomic_write_text, canonical_json, sha256_file
 from m4bench.tasks.catalog import load_catalog
 
 RULES = [
@@ -88,7 +89,21 @@ def package_results(
     opts = options or PackageOptions()
     results = results.expanduser().resolve()
     _check_out(results, out)
-    builder = Builder(results, opts, load_catalog())
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".m4bench-package-", dir=out.parent) as staging:
+        builder = Builder(results, opts, load_catalog(), Path(staging))
+        audit, report = _stage(builder, progress)
+        write_directory(out, builder.staging, builder.entries)
+    digest = sha256_file(out)
+    atomic_write_text(sidecar(out), f"{digest}  {out.name}\n")
+    return PackageResult(out, digest, len(builder.entries), audit, report)
+
+
+def _stage(
+    builder: Builder, progress: Progress | None
+) -> tuple[IntegrityAudit, SanitizationReport]:
+    """Stage every packaged file; return the audit and the sanitization report."""
+    results, opts = builder.results, builder.options
     records = result_records(results)
     planned, profile = planned_run_ids(results)
     step = progress or (lambda _name: None)
@@ -99,7 +114,7 @@ def package_results(
     if (results / CAMPAIGN_FILE).exists():
         builder.add_json(CAMPAIGN_FILE, CAMPAIGN_FILE, builder.redactor([]))
     superseded = _clean_superseded(superseded_attempts(results, records), builder.redactor([]))
-    audit = audit_records(sanitized, planned, profile, superseded, retained_counts(builder.files))
+    audit = audit_records(sanitized, planned, profile, superseded, retained_counts(builder.entries))
     builder.add(AUDIT_FILE, (canonical_json(audit.model_dump(mode="json"))).encode("utf-8"))
     report = SanitizationReport(
         outputs=opts.outputs,
@@ -109,28 +124,31 @@ def package_results(
         skipped=sorted(builder.skipped, key=lambda s: s.source),
     )
     builder.add(REPORT_FILE, canonical_json(report.model_dump(mode="json")).encode("utf-8"))
-    builder.add(MANIFEST_FILE, manifest_bytes(builder.files))
-    write_archive(out, builder.files)
-    digest = hashlib.sha256(out.read_bytes()).hexdigest()
-    atomic_write_text(sidecar(out), f"{digest}  {out.name}\n")
-    return PackageResult(out, digest, len(builder.files), audit, report)
+    builder.add(MANIFEST_FILE, manifest_bytes(builder.entries.values()))
+    return audit, report
 
 
 def sidecar(out: Path) -> Path:
     return out.with_name(out.name + ".sha256")
 
 
-def manifest_bytes(files: dict[str, bytes]) -> bytes:
-    entries = [
-        FileEntry(path=name, bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
-        for name, data in sorted(files.items())
-        if name != MANIFEST_FILE
-    ]
-    manifest = PackageManifest(files=entries, files_sha256=PackageManifest.digest(entries))
+def manifest_bytes(entries: Iterable[FileEntry]) -> bytes:
+    """``MANIFEST.json`` over ``entries`` (any entry for the manifest itself is left out)."""
+    kept = sorted((e for e in entries if e.path != MANIFEST_FILE), key=lambda e: e.path)
+    manifest = PackageManifest(files=kept, files_sha256=PackageManifest.digest(kept))
     return canonical_json(manifest.model_dump(mode="json")).encode("utf-8")
 
 
-def retained_counts(files: dict[str, bytes]) -> dict[str, int]:
+def entries_of(files: dict[str, bytes]) -> list[FileEntry]:
+    """Manifest entries of in-memory files."""
+    return [
+        FileEntry(path=name, bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+        for name, data in files.items()
+    ]
+
+
+def retained_counts(files: Iterable[str]) -> dict[str, int]:
+    """Packaged artifacts per kind, from the package's file names."""
     names = [name.rsplit("/", 1)[-1] for name in files if name.startswith(f"{RUNS_DIR}/")]
     return {artifact: names.count(artifact) for artifact in RETAINED}
 

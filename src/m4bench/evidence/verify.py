@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +11,7 @@ from pydantic import ValidationError
 
 from m4bench.campaign.identity import PlannedRun
 from m4bench.errors import M4BenchError
-from m4bench.evidence.archive import read_archive
+from m4bench.evidence.archive import Member, iter_archive
 from m4bench.evidence.audit import (
     CAMPAIGN_FILE,
     RESULT_FILE,
@@ -22,6 +21,7 @@ from m4bench.evidence.audit import (
 )
 from m4bench.evidence.model import AUDIT_FILE, MANIFEST_FILE, PackageManifest
 from m4bench.evidence.package import retained_counts, sidecar
+from m4bench.fileio import sha256_file
 
 
 @dataclass
@@ -43,26 +43,37 @@ def verify_package(path: Path) -> VerifyReport:
     """Check the archive's sidecar hash, every manifest entry, and the audit."""
     if not path.is_file():
         raise M4BenchError(f"{path}: no such package", hint="pass the .tar.zst file to verify")
-    data = path.read_bytes()
     report = VerifyReport(path)
-    _check_sidecar(path, data, report)
-    files = read_archive(data, str(path))
+    _check_sidecar(path, report)
+    seen: dict[str, Member] = {}
+    for member in iter_archive(path, _needed):
+        if member.name in seen:
+            report.failures.append(f"{member.name}: appears twice in the archive")
+        seen[member.name] = member
+    files = {name: m.data for name, m in seen.items() if m.data is not None}
     manifest = _manifest(files, report)
     if manifest is None:
         return report
     report.files = len(manifest.files)
-    _check_files(files, manifest, report)
-    _check_audit(files, report)
+    _check_files(seen, manifest, report)
+    _check_audit(files, set(seen), report)
     return report
 
 
-def _check_sidecar(path: Path, data: bytes, report: VerifyReport) -> None:
+def _needed(name: str) -> bool:
+    """Members whose bytes verification reads (the rest are only hashed)."""
+    if name in (MANIFEST_FILE, AUDIT_FILE, CAMPAIGN_FILE):
+        return True
+    return name.startswith(f"{RUNS_DIR}/") and name.endswith(f"/{RESULT_FILE}")
+
+
+def _check_sidecar(path: Path, report: VerifyReport) -> None:
     side = sidecar(path)
     if not side.exists():
         report.warnings.append(f"no {side.name}: the archive's own hash was not checked")
         return
     expected = side.read_text(encoding="utf-8").split()[0] if side.read_text().strip() else ""
-    if hashlib.sha256(data).hexdigest() != expected:
+    if sha256_file(path) != expected:
         report.failures.append(f"{path.name}: SHA-256 differs from {side.name}")
 
 
@@ -80,19 +91,19 @@ def _manifest(files: dict[str, bytes], report: VerifyReport) -> PackageManifest 
     return manifest
 
 
-def _check_files(files: dict[str, bytes], manifest: PackageManifest, report: VerifyReport) -> None:
+def _check_files(seen: dict[str, Member], manifest: PackageManifest, report: VerifyReport) -> None:
     listed = {entry.path for entry in manifest.files}
-    for name in sorted(set(files) - listed - {MANIFEST_FILE}):
+    for name in sorted(set(seen) - listed - {MANIFEST_FILE}):
         report.failures.append(f"{name}: in the archive but not in {MANIFEST_FILE}")
     for entry in manifest.files:
-        data = files.get(entry.path)
-        if data is None:
+        member = seen.get(entry.path)
+        if member is None:
             report.failures.append(f"{entry.path}: listed in {MANIFEST_FILE} but missing")
-        elif len(data) != entry.bytes or hashlib.sha256(data).hexdigest() != entry.sha256:
+        elif member.size != entry.bytes or member.sha256 != entry.sha256:
             report.failures.append(f"{entry.path}: size or SHA-256 differs from {MANIFEST_FILE}")
 
 
-def _check_audit(files: dict[str, bytes], report: VerifyReport) -> None:
+def _check_audit(files: dict[str, bytes], names: set[str], report: VerifyReport) -> None:
     try:
         stated = IntegrityAudit.model_validate_json(files[AUDIT_FILE])
     except (KeyError, ValidationError) as exc:
@@ -100,7 +111,7 @@ def _check_audit(files: dict[str, bytes], report: VerifyReport) -> None:
         return
     report.audit = stated
     try:
-        recomputed = _recompute(files, stated)
+        recomputed = _recompute(files, names, stated)
     except (ValueError, ValidationError, M4BenchError) as exc:
         report.failures.append(f"the audit could not be recomputed from the records: {exc}")
         return
@@ -113,7 +124,7 @@ def _check_audit(files: dict[str, bytes], report: VerifyReport) -> None:
     report.warnings += stated.problems()
 
 
-def _recompute(files: dict[str, bytes], stated: IntegrityAudit) -> IntegrityAudit:
+def _recompute(files: dict[str, bytes], names: set[str], stated: IntegrityAudit) -> IntegrityAudit:
     records: dict[str, dict[str, Any]] = {}
     prefix, suffix = f"{RUNS_DIR}/", f"/{RESULT_FILE}"
     for name in sorted(files):
@@ -126,5 +137,5 @@ def _recompute(files: dict[str, bytes], stated: IntegrityAudit) -> IntegrityAudi
         planned = [PlannedRun.model_validate(run).run_id for run in campaign.get("runs", [])]
         profile = campaign.get("profile")
     return audit_records(
-        records, planned, profile, stated.superseded_attempts, retained_counts(files)
+        records, planned, profile, stated.superseded_attempts, retained_counts(names)
     )
