@@ -73,7 +73,7 @@ def check_provisioning(
     failed = [r for r in results if not r.ok]
     name = f"provisioning {source.name} ({variant})"
     if not failed:
-        return Check(name, True, f"{len(results)} ground truths and agent catalogs valid")
+        return Check(name, True, f"{len(results)} ground truth and agent catalog checks passed")
     shown = "; ".join(f"{r.name}: {r.detail}" for r in failed[:_SHOWN])
     schema = "" if variant == "native" else f" --schema {variant}"
     return Check(
