@@ -48,3 +48,15 @@ def test_a_short_salt_is_refused(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.exit_code != 0
     assert not (tmp_path / "e.tar.zst").exists()
+
+
+def test_audit_command_reports_missing_runs(tmp_path: Path) -> None:
+    import json
+
+    results = tmp_path / "results"
+    build_campaign(results, tmp_path / "home")
+    shown = CliRunner().invoke(app, ["evidence", "audit", str(results), "--json"])
+    assert shown.exit_code == 1
+    audit = json.loads(shown.output)
+    assert (audit["runs"], audit["expected_runs"], audit["missing_runs"]) == (2, 3, 1)
+    assert [a["attempt"] for a in audit["superseded_attempts"]] == [1]

@@ -12,7 +12,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from m4bench.cli.common import HomeOption, resolve_home
 from m4bench.errors import M4BenchError
-from m4bench.evidence import IntegrityAudit, PackageOptions, package_results, verify_package
+from m4bench.evidence import (
+    IntegrityAudit,
+    PackageOptions,
+    audit_results_dir,
+    package_results,
+    verify_package,
+)
 from m4bench.evidence.audit import result_records
 from m4bench.evidence.model import OutputsMode
 
@@ -79,6 +85,24 @@ def verify_command(
         highlight=False,
     )
     if not ok:
+        raise typer.Exit(1)
+
+
+@app.command("audit")
+def audit_command(
+    results: Annotated[Path, typer.Argument(help="Results directory of a campaign.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the audit as JSON.")] = False,
+) -> None:
+    """Print a campaign's integrity audit without packaging it; exit 1 on problems."""
+    audit = audit_results_dir(results.expanduser().resolve())
+    if as_json:
+        typer.echo(audit.model_dump_json(indent=2))
+    else:
+        console = Console()
+        show_audit(console, audit)
+        for line in audit.problems():
+            console.print(f"[yellow]•[/] {escape(line)}", highlight=False)
+    if audit.problems():
         raise typer.Exit(1)
 
 
