@@ -163,3 +163,20 @@ def test_cpu_time_and_address_space_limits(tmp_path: Path) -> None:
     grab = "/usr/bin/python3 -c 'b = bytearray(1 << 30)' 2>&1; echo rc=$?"
     result, out = run(spec, grab)
     assert "MemoryError" in out and "rc=1" in out
+
+
+def test_a_mount_deep_under_tmp_is_reachable(tmp_path: Path) -> None:
+    # A checkout or virtual environment living under /tmp (as CI clones may) is bound
+    # at its own path; its parents must be traversable inside the fresh /tmp tmpfs.
+    runtime = Path("/tmp") / f"m4bench-mount-{os.getpid()}" / "deep" / "venv"
+    runtime.mkdir(parents=True)
+    try:
+        (runtime / "marker.txt").write_text("reachable")
+        spec = make_spec(tmp_path, mounts=(Mount(host=runtime, sandbox=runtime),))
+        result, out = run(spec, f"cat {runtime}/marker.txt")
+        assert result.returncode == 0, out
+        assert "reachable" in out
+    finally:
+        (runtime / "marker.txt").unlink()
+        for path in (runtime, runtime.parent, runtime.parent.parent):
+            path.rmdir()

@@ -110,8 +110,10 @@ def _parent_dirs(destinations: list[Path]) -> list[str]:
     """Create the missing parents of bind destinations as 0755 directories.
 
     bwrap would create them 0700, which an unprivileged sandbox user cannot traverse.
+    ``/tmp`` is not covered: it is a fresh tmpfs, so a bind under it (a checkout or a
+    virtual environment living in /tmp) needs its parents made too.
     """
-    covered = {Path("/usr"), Path("/etc"), Path("/tmp"), Path("/proc"), Path("/dev")}
+    covered = {Path("/usr"), Path("/etc"), Path("/proc"), Path("/dev")}
     made: list[Path] = []
     for dest in destinations:
         for parent in reversed(dest.parents[:-1]):
