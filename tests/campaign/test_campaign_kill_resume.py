@@ -17,7 +17,9 @@ from m4bench.campaign import PlanOptions, RunResult, load_profile, plan_campaign
 from m4bench.campaign.records import AttemptRecord
 from m4bench.fileio import read_model
 
-SIMULATION = "seconds=0.05:0.4,fail=0.25,transient=0.1,infra=0.1,seed=11"
+# 48 runs of 0.2-0.8 s on 4 slots is about 6 s of work; six kills at most 0.6 s after a
+# run starts always leave work behind, so every kill lands on a live campaign.
+SIMULATION = "seconds=0.2:0.8,fail=0.25,transient=0.1,infra=0.1,seed=11"
 KILLS = 6
 # A campaign process: the library's driver and local executor over a simulated agent
 # (the CLI package imports every command group, which would make each start slow).
@@ -79,7 +81,7 @@ def test_sigkill_at_random_points_then_resume(tmp_path: Path) -> None:
         started = _attempts(results)
         process = _campaign(profile, results)
         _wait_for_new_attempt(results, started, process)
-        time.sleep(rng.uniform(0.0, 1.5))
+        time.sleep(rng.uniform(0.0, 0.6))
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
         assert process.returncode == -signal.SIGKILL, "the campaign ended before the kill"
