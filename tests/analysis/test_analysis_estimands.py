@@ -122,3 +122,20 @@ def test_catalog_metadata_agrees_with_the_builtin_table() -> None:
     from_catalog = resolve_task_meta(listed, use_catalog=True)
     for task in listed:
         assert from_catalog[task] == builtin_meta(task), task
+
+
+def test_runner_and_campaign_records_carry_their_sandbox_verdicts() -> None:
+    sandbox = {
+        "isolated": False,
+        "returncode": 3,
+        "canary": {"ran": True, "passed": False},
+        "lint": {"passed": False, "files": 1, "bytes": 10},
+    }
+    base = {"task": "mimic-meld-24h", "condition": "no-skill", "trial": 1, "reward": 0.5}
+    runner_style = result_to_run({**base, "sandbox": sandbox}, "r")
+    campaign_style = result_to_run({**base, "record": {"sandbox": sandbox}}, "c")
+    for row in (runner_style, campaign_style):
+        assert row.isolated is False
+        assert row.filesystem_canary is False
+        assert row.contamination_lint is False
+        assert row.agent_returncode == 3

@@ -104,10 +104,20 @@ def result_to_run(record: dict[str, Any], run_id: str) -> RunRow:
         "trial": _pick(record, "trial"),
         "reward": _pick(record, "test_results.reward", "score.reward", "reward"),
         "publishable": bool(_pick(record, "publishable")),
-        "isolated": _pick(record, "isolated"),
-        "filesystem_canary": _passed_flag(_pick(record, "filesystem_canary")),
-        "contamination_lint": _passed_flag(_pick(record, "contamination_lint")),
-        "agent_returncode": _pick(record, "agent_result.returncode", "returncode"),
+        "isolated": _pick(record, "isolated", "sandbox.isolated", "record.sandbox.isolated"),
+        "filesystem_canary": _passed_flag(
+            _pick(record, "filesystem_canary", "sandbox.canary", "record.sandbox.canary")
+        ),
+        "contamination_lint": _passed_flag(
+            _pick(record, "contamination_lint", "sandbox.lint", "record.sandbox.lint")
+        ),
+        "agent_returncode": _pick(
+            record,
+            "agent_result.returncode",
+            "returncode",
+            "sandbox.returncode",
+            "record.sandbox.returncode",
+        ),
         "failure_reason": _pick(record, "agent_result.failure_reason", "failure_reason"),
         "passed": _pick(record, "test_results.passed", "passed"),
         "failed": _either(_pick(record, "test_results.failed", "failed"), _failed_checks(record)),
