@@ -9,14 +9,8 @@ the source is built in a staging directory and swapped in when complete.
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-import sys
 import zlib
-from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -45,6 +39,7 @@ from m4bench.sources.synth import (
     eicu_physicalexam,
     eicu_respiratory,
 )
+from m4bench.sources.synth.chunk_pool import check_workers, ordered_map
 from m4bench.sources.synth.core import (
     GENERATOR_VERSION,
     TableSink,
@@ -141,21 +136,12 @@ def synthesize_eicu(
             public=True,
             parameters=parameters,
         )
-        rows = _write_tables(layout, sizes.stays, seed, rates, progress, _workers(workers))
+        rows = _write_tables(layout, sizes.stays, seed, rates, progress, check_workers(workers))
         for table in EICU.tables:
             record_table(layout, manifest, table.qualified, rows[table.name])
         final = SourceLayout(stage.commit())
     write_catalog(final, manifest)
     return load_source(home, name)
-
-
-def _workers(workers: int) -> int:
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise M4BenchError(
-            f"--workers must be a positive integer, got {workers!r}",
-            hint="use e.g. --workers 2 (one process per CPU core)",
-        )
-    return workers
 
 
 def _write_tables(
@@ -195,33 +181,12 @@ ChunkTables = dict[str, dict[str, pa.Array]]
 
 
 def _chunks_in_order(specs: list[ChunkSpec], workers: int) -> Iterator[ChunkTables]:
-    """Each chunk's tables, in chunk order; built by ``workers`` processes when > 1.
-
-    At most ``workers + 1`` chunks are in flight, so memory stays bounded however
-    large the source.
-    """
-    if workers <= 1 or len(specs) <= 1 or not _can_spawn():
-        for spec in specs:
-            yield chunk_tables(*spec)
-        return
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        remaining = iter(specs)
-        pending: deque[Future[ChunkTables]] = deque(
-            pool.submit(chunk_tables, *spec) for spec in islice(remaining, workers + 1)
-        )
-        while pending:
-            done = pending.popleft().result()
-            following = next(remaining, None)
-            if following is not None:
-                pending.append(pool.submit(chunk_tables, *following))
-            yield done
+    """Each chunk's tables, in chunk order; a single chunk is built in this process."""
+    return ordered_map(_build_chunk, specs, workers if len(specs) > 1 else 1)
 
 
-def _can_spawn() -> bool:
-    """Whether worker processes can start: a main script read from stdin cannot be re-run."""
-    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
-    return main_file is None or os.path.exists(main_file)
+def _build_chunk(spec: ChunkSpec) -> ChunkTables:
+    return chunk_tables(*spec)
 
 
 def chunk_tables(seed: int, chunk: int, start: int, n: int, rates: EicuQuirkRates) -> ChunkTables:
