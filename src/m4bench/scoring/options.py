@@ -30,7 +30,7 @@ class ScoreOptions(BaseModel):
     max_output_bytes: int = Field(default=2 * 1024**3, gt=0)
     max_columns: int = Field(default=1000, gt=0)
     max_line_bytes: int = Field(default=1024**2, ge=4096)
-    memory_limit_mb: int = Field(default=2048, ge=64)
+    memory_limit_mb: int = Field(default=1024, ge=64)
     threads: int = Field(default=2, ge=1)
     time_limit_seconds: float = Field(default=600.0, gt=0)
     mismatch_sample_size: int = Field(default=5, ge=0, le=100)
