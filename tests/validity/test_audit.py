@@ -10,6 +10,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+import tomli_w
 from typer.testing import CliRunner
 from validity_sources import DEFAULT_SOURCES_GROUP, DefaultSources
 
@@ -80,14 +81,13 @@ def _blind_catalog(tmp_path: Path) -> Path:
     root = tmp_path / "catalog"
     family = root / "kdigo"
     shutil.copytree(CATALOG_ROOT / "kdigo", family)
-    shutil.rmtree(family / "mutants")
-    (family / "mutants").mkdir()
-    reference = (family / "reference.sql").read_text()
-    (family / "mutants" / "blind.sql").write_text("-- looks wrong, is not\n" + reference)
-    (family / "mutants.toml").write_text(
-        'format_version = 1\n[[mutant]]\nname = "blind"\n'
-        'rationale = "the reference itself, renamed"\n'
-    )
+    first_line = (family / "reference.sql").read_text().splitlines(keepends=True)[0]
+    blind = {
+        "name": "blind",
+        "rationale": "the reference itself, renamed",
+        "edits": [{"find": first_line, "replace": "-- looks wrong, is not\n" + first_line}],
+    }
+    (family / "mutants.toml").write_text(tomli_w.dumps({"format_version": 1, "mutant": [blind]}))
     return root
 
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import shutil
+import tomllib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+import tomli_w
 
 from m4bench.errors import M4BenchError
 from m4bench.tasks.catalog import CATALOG_ROOT, load_catalog
@@ -63,10 +67,20 @@ def test_the_runner_lookup_returns_the_mutant_sql() -> None:
     catalog = load_catalog()
     lookup = catalog_mutant_source(catalog)
     task = catalog.task("mimic-kdigo-48h")
-    name = task_mutants(task)[0].name
-    assert (
-        lookup("mimic-kdigo-48h", name) == (task.family_dir / "mutants" / f"{name}.sql").read_text()
-    )
+    mutant = task_mutants(task)[0]
+    (edit,) = mutant.spec.edits
+    edited = task.reference_sql.replace(edit.find, edit.replace)
+    sql = lookup("mimic-kdigo-48h", mutant.name)
+    assert sql.startswith(f"-- KNOWN WRONG (mutant {mutant.name} of reference.sql): ")
+    assert sql.split("\n", 1)[1] == edited != task.reference_sql
+
+
+def test_a_fix_to_the_reference_reaches_its_mutants(kdigo_copy: Path) -> None:
+    reference = kdigo_copy / "kdigo" / "reference.sql"
+    fixed = reference.read_text().replace("stage seen;", "stage seen (fixed);")
+    reference.write_text(fixed)
+    task = load_catalog(kdigo_copy).task("mimic-kdigo-48h")
+    assert all("stage seen (fixed);" in m.sql for m in task_mutants(task))
 
 
 def test_an_unknown_mutant_names_the_known_ones() -> None:
@@ -102,41 +116,63 @@ def _rules(root: Path) -> dict[str, list[str]]:
     return found
 
 
+def _edit_mutants(root: Path, change: Callable[[dict[str, dict[str, Any]]], None]) -> Path:
+    """Rewrite the kdigo ``mutants.toml`` after ``change`` edits its entries by name."""
+    toml = root / "kdigo" / "mutants.toml"
+    raw = tomllib.loads(toml.read_text())
+    change({m["name"]: m for m in raw["mutant"]})
+    toml.write_text(tomli_w.dumps(raw, multiline_strings=True))
+    return toml
+
+
 def test_lint_finds_a_mutant_that_only_changes_layout(kdigo_copy: Path) -> None:
-    family = kdigo_copy / "kdigo"
-    target = family / "mutants" / "window-72h.sql"
-    target.write_text("-- reformatted\n" + (family / "reference.sql").read_text().upper())
+    def layout_only(mutants: dict[str, dict[str, Any]]) -> None:
+        (edit,) = mutants["window-72h"]["edits"]
+        edit["replace"] = "-- reformatted\n" + edit["find"].lower()
+
+    _edit_mutants(kdigo_copy, layout_only)
     assert "mutant-differs" in _rules(kdigo_copy)
 
 
-def test_lint_finds_missing_orphan_and_oversized_mutants(kdigo_copy: Path) -> None:
-    family = kdigo_copy / "kdigo"
-    (family / "mutants" / "window-72h.sql").unlink()
-    (family / "mutants" / "stray.sql").write_text("SELECT 1 AS stay_id")
-    big = (family / "mutants" / "no-stage-left-null.sql").read_text()
+def test_lint_finds_edits_that_do_not_apply_and_oversized_mutants(kdigo_copy: Path) -> None:
     padding = "".join(f"-- line {i}\n" for i in range(MAX_CHANGED_LINES + 1))
-    (family / "mutants" / "no-stage-left-null.sql").write_text(padding + big)
+
+    def break_edits(mutants: dict[str, dict[str, Any]]) -> None:
+        mutants["window-72h"]["edits"][0]["find"] = "no such text in the reference"
+        mutants["window-opens-6h-early"]["edits"][0]["find"] = "ie.intime"
+        big = mutants["no-stage-left-null"]["edits"][0]
+        big["replace"] = padding + big["replace"]
+
+    _edit_mutants(kdigo_copy, break_edits)
     found = _rules(kdigo_copy)
-    assert any("window-72h" in m for m in found["mutant-file"])
-    assert any("not listed" in m for m in found["mutant-file"])
+    assert any("window-72h, edit 1" in m and "0 times" in m for m in found["mutant-edits"])
+    assert any("window-opens-6h-early, edit 1" in m for m in found["mutant-edits"])
     assert "mutant-small" in found
 
 
+def test_overlapping_edits_are_refused(kdigo_copy: Path) -> None:
+    def overlap(mutants: dict[str, dict[str, Any]]) -> None:
+        edits = mutants["window-72h"]["edits"]
+        find = edits[0]["find"]
+        edits.append({"find": find.strip(), "replace": find.strip().lower()})
+
+    _edit_mutants(kdigo_copy, overlap)
+    assert any("overlaps" in m for m in _rules(kdigo_copy)["mutant-edits"])
+
+
 def test_lint_finds_changed_columns_unknown_moves_and_too_few(kdigo_copy: Path) -> None:
-    family = kdigo_copy / "kdigo"
-    path = family / "mutants" / "window-72h.sql"
-    path.write_text(path.read_text().replace("AS aki_stage_crrt", "AS crrt_stage"))
-    toml = family / "mutants.toml"
-    text = toml.read_text().replace('"aki_stage",\n]', '"aki_stage",\n    "not_a_column",\n]')
-    toml.write_text(text)
+    def rename_and_claim(mutants: dict[str, dict[str, Any]]) -> None:
+        rename = {"find": "AS aki_stage_crrt", "replace": "AS crrt_stage"}
+        mutants["window-72h"]["edits"].append(rename)
+        mutants["overall-stage-ignores-rrt"]["moves"].append("not_a_column")
+
+    toml = _edit_mutants(kdigo_copy, rename_and_claim)
     found = _rules(kdigo_copy)
     assert "mutant-columns" in found
     assert any("not_a_column" in m for m in found["mutant-moves"])
     entries = parse_mutants_file(toml).mutant
-    kept = "\n".join(
-        f'[[mutant]]\nname = "{m.name}"\nrationale = "{m.rationale}"\n' for m in entries[:2]
-    )
-    toml.write_text(f"format_version = 1\n{kept}")
+    kept = [m.model_dump(exclude_none=True) for m in entries[:2]]
+    toml.write_text(tomli_w.dumps({"format_version": 1, "mutant": kept}))
     assert any("at least 4" in m for m in _rules(kdigo_copy)["mutants-count"])
 
 

@@ -14,13 +14,14 @@ import sqlglot
 from m4bench.errors import M4BenchError
 from m4bench.tasks.catalog import Catalog, Task
 from m4bench.tasks.lint import Finding
-from m4bench.tasks.mutants import MUTANTS_DIR, MUTANTS_FILE, Mutant, family_mutants
+from m4bench.tasks.mutants import MUTANTS_FILE, Mutant, family_mutants
 from m4bench.tasks.reference import output_columns
 
 MUTANT_RULES: dict[str, str] = {
     "mutants-file": "mutants.toml parses and validates; names are unique",
     "mutants-count": "a family has at least four mutants, each reference file at least one",
-    "mutant-file": "every listed mutant has its SQL file and every SQL file is listed",
+    "mutant-edits": "a mutant's edits apply cleanly: each find occurs exactly once in its "
+    "reference and no two edits overlap",
     "mutant-reference": "a mutant changes a reference file a task of the family uses; "
     "the tasks it names use that file",
     "mutant-differs": "a mutant differs from its reference in meaning, not only in layout",
@@ -51,7 +52,6 @@ def _lint_family(family_dir: Path, tasks: list[Task]) -> Iterator[Finding]:
         yield Finding("mutants-file", toml, 1, exc.message)
         return
     yield from _count_rules(toml, mutants, tasks)
-    yield from _orphans(family_dir, mutants)
     for mutant in mutants:
         yield from _one_mutant(mutant, tasks)
 
@@ -65,15 +65,6 @@ def _count_rules(toml: Path, mutants: list[Mutant], tasks: list[Task]) -> Iterat
         count = sum(1 for m in mutants if m.spec.reference == reference)
         if count < MIN_PER_REFERENCE:
             yield Finding("mutants-count", toml, 1, f"no mutant changes {reference}")
-
-
-def _orphans(family_dir: Path, mutants: list[Mutant]) -> Iterator[Finding]:
-    listed = {m.path.name for m in mutants}
-    folder = family_dir / MUTANTS_DIR
-    if folder.is_dir():
-        for path in sorted(folder.glob("*.sql")):
-            if path.name not in listed:
-                yield Finding("mutant-file", path, 1, f"not listed in {MUTANTS_FILE}")
 
 
 def _one_mutant(mutant: Mutant, tasks: list[Task]) -> Iterator[Finding]:
@@ -95,11 +86,12 @@ def _one_mutant(mutant: Mutant, tasks: list[Task]) -> Iterator[Finding]:
             f"mutant {mutant.name}: no task of the family uses {mutant.spec.reference}",
         )
         return
-    if not mutant.path.exists():
-        yield Finding("mutant-file", mutant.path, 1, f"mutant {mutant.name} has no SQL file")
+    try:
+        sql = mutant.sql
+    except M4BenchError as exc:
+        yield Finding("mutant-edits", mutant.path, 1, exc.message)
         return
-    reference = users[0].reference_sql
-    yield from _change_rules(mutant, reference)
+    yield from _change_rules(mutant, sql, users[0].reference_sql)
     scored = {c for t in users for c in t.card.evaluation.scored_columns}
     unknown = [c for c in mutant.spec.moves if c not in scored]
     if unknown:
@@ -123,9 +115,9 @@ def normalized(sql: str) -> str:
     return parsed.sql(dialect="duckdb", comments=False, normalize=True)
 
 
-def _change_rules(mutant: Mutant, reference: str) -> Iterator[Finding]:
+def _change_rules(mutant: Mutant, sql: str, reference: str) -> Iterator[Finding]:
     path = mutant.path
-    sql = mutant.sql
+    label = f"mutant {mutant.name}"
     try:
         expected = output_columns(reference)
         normalized_reference = normalized(reference)
@@ -133,19 +125,21 @@ def _change_rules(mutant: Mutant, reference: str) -> Iterator[Finding]:
         return  # a broken reference is reported by the reference rules
     try:
         same = normalized(sql) == normalized_reference
-        columns = output_columns(sql, str(path))
+        columns = output_columns(sql, f"{path} ({label})")
     except (M4BenchError, sqlglot.errors.SqlglotError) as exc:
-        yield Finding("mutant-differs", path, 1, f"does not parse: {exc}")
+        yield Finding("mutant-differs", path, 1, f"{label} does not parse: {exc}")
         return
     if same:
-        yield Finding("mutant-differs", path, 1, "same query as the reference (layout only)")
+        yield Finding(
+            "mutant-differs", path, 1, f"{label} is the same query as the reference (layout only)"
+        )
     if columns != expected:
-        yield Finding("mutant-columns", path, 1, f"outputs {columns}, not the reference's")
+        yield Finding("mutant-columns", path, 1, f"{label} outputs {columns}, not the reference's")
     count = changed_lines(reference, sql)
     if count > MAX_CHANGED_LINES:
         yield Finding(
             "mutant-small",
             path,
             1,
-            f"{count} changed lines against the reference (at most {MAX_CHANGED_LINES})",
+            f"{label}: {count} changed lines against the reference (at most {MAX_CHANGED_LINES})",
         )

@@ -1,8 +1,10 @@
 """Mutants: known-wrong variants of a family's reference, stored beside it.
 
-A family folder may hold ``mutants.toml`` and a ``mutants/`` folder of SQL files. Each
-mutant is the reference query with one small, named, clinically plausible mistake (a
-window off by hours, a strict bin boundary, a unit not converted, a filter dropped).
+A family folder may hold ``mutants.toml``. Each mutant is the reference query with one
+small, named, clinically plausible mistake (a window off by hours, a strict bin
+boundary, a unit not converted, a filter dropped), stored as exact-text edits of the
+reference: its SQL is built at load time, so a fix to the reference reaches every
+mutant of it.
 They prove that the scorer tells a right derivation from a plausible wrong one: the
 audit (:mod:`m4bench.validity`) scores every mutant and expects each below 1.0, and
 the ``mutant:NAME`` agent runs one through the harness like any agent.
@@ -18,12 +20,17 @@ the ``mutant:NAME`` agent runs one through the harness like any agent.
     tasks = ["mimic-gcs-24h-raw"]      # optional: only these tasks of that reference
     moves = ["gcs_min"]                # scored columns it is meant to move (optional)
 
+    [[mutant.edits]]                   # each find occurs exactly once in the reference
+    find = "WHERE charttime >= intime - INTERVAL 6 HOUR"
+    replace = "WHERE charttime >= intime"
+
     [[exempt]]                         # a scored column no plausible mistake changes
     column = "gender"
     reason = "copied from the patient record; no rule of the concept derives it"
 
 A mutant applies to every task whose card names its reference file (or, when ``tasks``
-is given, to those of them only).
+is given, to those of them only). Its SQL starts with a ``-- KNOWN WRONG`` line naming
+it and its rationale, followed by the edited reference.
 """
 
 from __future__ import annotations
@@ -41,7 +48,15 @@ from m4bench.errors import M4BenchError
 from m4bench.tasks.catalog import Catalog, Task
 
 MUTANTS_FILE = "mutants.toml"
-MUTANTS_DIR = "mutants"
+
+
+class MutantEdit(BaseModel):
+    """One exact-text edit: ``find`` occurs exactly once in the reference."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    find: str = Field(min_length=1, description="text of the reference, found exactly once")
+    replace: str = Field(description="what it becomes in the mutant")
 
 
 class MutantSpec(BaseModel):
@@ -57,6 +72,9 @@ class MutantSpec(BaseModel):
     )
     moves: list[str] = Field(
         default_factory=list, description="scored columns the mistake is meant to move"
+    )
+    edits: list[MutantEdit] = Field(
+        min_length=1, description="the exact-text edits that turn the reference into it"
     )
 
 
@@ -83,7 +101,7 @@ class MutantsFile(BaseModel):
 
 @dataclass(frozen=True)
 class Mutant:
-    """One mutant of one family, with its SQL file."""
+    """One mutant of one family: its edits applied to its reference file."""
 
     family: str
     spec: MutantSpec
@@ -95,26 +113,80 @@ class Mutant:
 
     @property
     def path(self) -> Path:
-        return self.family_dir / MUTANTS_DIR / f"{self.spec.name}.sql"
+        """Where the mutant is declared (findings and errors point here)."""
+        return self.family_dir / MUTANTS_FILE
 
     @property
     def reference_path(self) -> Path:
         return self.family_dir / self.spec.reference
 
+    @property
+    def header(self) -> str:
+        """The first line of the mutant's SQL: which mutant it is and why it is wrong."""
+        rationale = self.spec.rationale
+        end = "" if rationale.endswith(".") else "."
+        return f"-- KNOWN WRONG (mutant {self.name} of {self.spec.reference}): {rationale}{end}\n"
+
     @cached_property
     def sql(self) -> str:
         try:
-            return self.path.read_text(encoding="utf-8")
+            reference = self.reference_path.read_text(encoding="utf-8")
         except FileNotFoundError as exc:
             raise M4BenchError(
-                f"{self.path}: mutant {self.name!r} has no SQL file",
-                hint=f"add the file or remove the entry from {MUTANTS_FILE}",
+                f"{self.path}: mutant {self.name!r} changes {self.spec.reference}, "
+                "which does not exist",
+                hint=f"fix the mutant's reference in {MUTANTS_FILE}",
             ) from exc
+        return self.header + apply_edits(reference, self.spec.edits, self.describe)
+
+    def describe(self, index: int) -> str:
+        """``file: mutant NAME, edit N`` for messages about one of its edits."""
+        return f"{self.path}: mutant {self.name}, edit {index + 1}"
 
     def applies_to(self, task: Task) -> bool:
         if task.family != self.family or task.card.reference.file != self.spec.reference:
             return False
         return self.spec.tasks is None or task.name in self.spec.tasks
+
+
+def apply_edits(reference: str, edits: list[MutantEdit], where: Callable[[int], str]) -> str:
+    """``reference`` with every edit applied; each ``find`` must occur exactly once.
+
+    Edits are located in the unchanged reference and must not overlap. ``where(i)``
+    names edit ``i`` in error messages.
+    """
+    spans: list[tuple[int, int, int]] = []
+    for index, edit in enumerate(edits):
+        found = occurrences(reference, edit.find)
+        if found != 1:
+            raise M4BenchError(
+                f"{where(index)}: its find text occurs {found} times in the reference, not once",
+                hint="add neighbouring lines of the reference to the find (and replace) text",
+            )
+        start = reference.index(edit.find)
+        spans.append((start, start + len(edit.find), index))
+    pieces: list[str] = []
+    position = 0
+    for start, end, index in sorted(spans):
+        if start < position:
+            raise M4BenchError(
+                f"{where(index)}: overlaps another edit of the same mutant",
+                hint="merge the two edits into one",
+            )
+        pieces += [reference[position:start], edits[index].replace]
+        position = end
+    pieces.append(reference[position:])
+    return "".join(pieces)
+
+
+def occurrences(text: str, part: str) -> int:
+    """How many times ``part`` occurs in ``text``, overlapping occurrences included."""
+    count = 0
+    start = text.find(part)
+    while start != -1:
+        count += 1
+        start = text.find(part, start + 1)
+    return count
 
 
 def parse_mutants_file(path: Path) -> MutantsFile:
