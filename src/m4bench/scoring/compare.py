@@ -19,6 +19,8 @@ from m4bench.scoring.truth import TRUTH_ROW, TRUTH_VIEW, TruthTable
 from m4bench.tasks.evaluation import EvaluationSpec
 
 PRESENT = "a.rn IS NOT NULL"
+# In the full join of truth and output, rows with no truth side are the output's extras.
+IN_TRUTH = f"t.{TRUTH_ROW} IS NOT NULL"
 RAW_JOIN = f"LEFT JOIN {AGENT_TABLE} r ON r.rowid = a.rn"
 
 
@@ -38,6 +40,7 @@ class JoinCounts:
     columns: dict[str, ColumnCounts]
     error_sums: dict[str, float]
     missing_sample: list[dict[str, Any]]
+    extra_rows: list[int]
 
 
 @dataclass(frozen=True)
@@ -100,8 +103,8 @@ def _column_parts(
     if sql is None:
         return [], ("0", "0", "NULL")
     rows = [
-        f"coalesce({sql.agree} OR {sql.both_null}, false) AS m{index}",
-        f"coalesce({sql.uncast}, false) AS f{index}",
+        f"coalesce({IN_TRUTH} AND ({sql.agree} OR {sql.both_null}), false) AS m{index}",
+        f"coalesce({IN_TRUTH} AND {sql.uncast}, false) AS f{index}",
     ]
     return rows, (_count(f"m{index}"), _count(f"f{index}"), f"present AND NOT m{index}")
 
@@ -123,8 +126,10 @@ def _error_parts(
     # least() skips NULL arguments, so rows without both values give NULL first.
     scaled = f"least(abs(a.v{j} - {tv}) / {truth.scales[name]!r}, 1.0)"
     rows = [
-        f"CASE WHEN a.v{j} IS NOT NULL AND {tv} IS NOT NULL THEN {scaled} END AS d{index}",
-        f"coalesce({PRESENT} AND (({tv} IS NULL) <> (a.v{j} IS NULL)), false) AS n{index}",
+        f"CASE WHEN {IN_TRUTH} AND a.v{j} IS NOT NULL AND {tv} IS NOT NULL "
+        f"THEN {scaled} END AS d{index}",
+        f"coalesce({IN_TRUTH} AND {PRESENT} AND (({tv} IS NULL) <> (a.v{j} IS NULL)), false) "
+        f"AS n{index}",
     ]
     return rows, f"coalesce(sum(d{index}), 0.0) + {_count(f'n{index}')}"
 
@@ -138,8 +143,8 @@ def compare_rows(
 ) -> JoinCounts:
     # Each sample is [truth row, agent row]: the text is later fetched by position.
     sample = f"min_by([pos, rn], pos, {sample_size}) FILTER (WHERE {{}})" if sample_size else ""
-    per_row = [f"t.{TRUTH_ROW} AS pos", "a.rn AS rn", f"{PRESENT} AS present"]
-    select = ["count(*)", _count("present")]
+    per_row = [f"t.{TRUTH_ROW} AS pos", "a.rn AS rn", f"{IN_TRUTH} AND {PRESENT} AS present"]
+    select = ["count(pos)", _count("present")]
     for index, name in enumerate(spec.scored_columns):
         row_parts, (matched, uncastable, wrong) = _column_parts(index, name, spec, truth, layout)
         per_row.extend(row_parts)
@@ -150,10 +155,11 @@ def compare_rows(
         per_row.extend(row_parts)
         select.append(total)
     if sample_size:
-        select.append(sample.format("NOT present"))
+        select.append(sample.format("pos IS NOT NULL AND NOT present"))
+        select.append(f"min(rn, {sample_size}) FILTER (WHERE pos IS NULL)")
     sql = (
         f"SELECT {', '.join(select)} FROM (SELECT {', '.join(per_row)} FROM {TRUTH_VIEW} t "
-        f"LEFT JOIN {FIRST_TABLE} a ON {join_condition(spec, truth)})"
+        f"FULL JOIN {FIRST_TABLE} a ON {join_condition(spec, truth)})"
     )
     row = con.execute(sql).fetchone()
     assert row is not None
@@ -169,12 +175,13 @@ def compare_rows(
         if total is not None:
             error_sums[name] = float(total)
     missing_rows = _positions(next(values)) if sample_size else []
+    extra_rows = sorted(int(row) for row in next(values) or []) if sample_size else []
     samples = _samples(con, spec, truth, layout, found, missing_rows)
     columns = {
         name: ColumnCounts(matched, uncastable, samples.get(name, []))
         for name, (matched, uncastable, _) in found.items()
     }
-    return JoinCounts(truth_rows, joined, columns, error_sums, samples.get("", []))
+    return JoinCounts(truth_rows, joined, columns, error_sums, samples.get("", []), extra_rows)
 
 
 def _positions(pairs: list[list[int | None]] | None) -> list[tuple[int, int | None]]:
@@ -251,10 +258,16 @@ def extra_key_sample(
     truth: TruthTable,
     layout: AgentLayout,
     sample_size: int,
+    extra_rows: list[int],
 ) -> list[dict[str, Any]]:
-    """Agent keys absent from the truth (or not castable), first seen first."""
+    """Agent keys absent from the truth (or not castable), first seen first.
+
+    ``extra_rows``: output row numbers of the first few castable keys the truth lacks
+    (from ``compare_rows``), so the truth is not joined again.
+    """
     if sample_size == 0:
         return []
+    in_rows = ", ".join(str(row) for row in extra_rows) if extra_rows else "NULL"
     fields = ", ".join(
         f"{truth.columns[name].ident} := coalesce(CAST(a.k{index} AS VARCHAR), a.b[{index + 1}])"
         for index, name in enumerate(spec.key_columns)
@@ -264,7 +277,7 @@ def extra_key_sample(
         f"SELECT struct_pack({fields}) AS key, a.rowid AS position FROM {AGENT_TABLE} a "
         f"WHERE NOT a.key_ok UNION ALL "
         f"SELECT struct_pack({fields}), a.rowid FROM {AGENT_TABLE} a "
-        f"ANTI JOIN {TRUTH_VIEW} t ON {join_condition(spec, truth)} WHERE a.key_ok) "
+        f"WHERE a.rowid IN ({in_rows})) "
         f"GROUP BY key ORDER BY min(position) LIMIT {sample_size}"
     )
     return [record for (record,) in con.execute(sql).fetchall()]

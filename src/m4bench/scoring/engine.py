@@ -178,7 +178,9 @@ def _compare(
         size = options.mismatch_sample_size
         outcome.counts = compare_rows(con, spec, table, layout, size)
         if outcome.agent.unique_keys > outcome.counts.joined:
-            outcome.extra_sample = extra_key_sample(con, spec, table, layout, size)
+            outcome.extra_sample = extra_key_sample(
+                con, spec, table, layout, size, outcome.counts.extra_rows
+            )
     except duckdb.InterruptException:
         inspection.fail(
             "time_limit",
