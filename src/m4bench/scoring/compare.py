@@ -1,9 +1,11 @@
 """The keyed join of truth to agent rows and every per-column count, in one query.
 
-Truth rows are LEFT JOINed to ``agent_first`` on the key columns. One vectorized
-aggregate gives, per scored column, the matched and uncastable counts and the truth
-row numbers of the first few disagreements, and per ordered column the summed
-absolute error; a second, tiny query fetches those sample rows as text.
+Truth rows are FULL JOINed to ``agent_first`` on the key columns (rows without a
+truth side are the output's extra keys). One vectorized aggregate gives, per scored
+column, the matched and uncastable counts and the truth and output row numbers of the
+first few disagreements, per ordered column the summed absolute error, and the output
+row numbers of the first few extra keys; a second, tiny query fetches the sample rows
+as text by row number.
 """
 
 from __future__ import annotations
