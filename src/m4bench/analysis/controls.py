@@ -6,7 +6,13 @@ import numpy as np
 
 from m4bench.analysis.bootstrap import task_bootstrap
 from m4bench.analysis.cells import CellTable
-from m4bench.analysis.estimands import Comparison, Estimate, summarize, task_deltas
+from m4bench.analysis.estimands import (
+    ESTIMATE_COLUMNS,
+    Comparison,
+    Estimate,
+    summarize,
+    task_deltas,
+)
 from m4bench.analysis.settings import AnalysisSettings
 from m4bench.analysis.tables import Table, Value
 from m4bench.analysis.taskmeta import TaskMeta
@@ -117,31 +123,8 @@ def operational_spec_table(estimates: list[Estimate]) -> Table:
         title="Operational-spec follow-up",
         caption="Task-balanced after averaging models within each task; 95% task-bootstrap "
         "intervals.",
-        columns=[
-            "Comparison",
-            "Tasks",
-            "Baseline",
-            "Treatment",
-            "Delta",
-            "CI low",
-            "CI high",
-            "Improved",
-            "Total",
-        ],
-        rows=[
-            [
-                e.comparison,
-                e.tasks,
-                e.baseline,
-                e.treatment,
-                e.delta,
-                e.ci_low,
-                e.ci_high,
-                e.improved,
-                e.total,
-            ]
-            for e in estimates
-        ],
+        columns=["Comparison", *ESTIMATE_COLUMNS],
+        rows=[[e.comparison, *e.values()] for e in estimates],
     )
 
 
@@ -200,14 +183,7 @@ def _schema_rows(
             [
                 model,
                 schema,
-                e.tasks,
-                e.baseline,
-                e.treatment,
-                e.delta,
-                e.ci_low,
-                e.ci_high,
-                e.improved,
-                e.total,
+                *e.values(),
                 ratio,
             ]
         )
@@ -231,18 +207,6 @@ def schema_robustness_table(
         title="Skill effect across schema variants",
         caption="Per model, on the tasks present in every schema; robustness ratio = "
         "schema delta / native delta.",
-        columns=[
-            "Model",
-            "Schema",
-            "Tasks",
-            "Baseline",
-            "Treatment",
-            "Delta",
-            "CI low",
-            "CI high",
-            "Improved",
-            "Total",
-            "Robustness ratio",
-        ],
+        columns=["Model", "Schema", *ESTIMATE_COLUMNS, "Robustness ratio"],
         rows=rows,
     )

@@ -83,6 +83,32 @@ class Estimate(BaseModel):
     total: int
     p_value: float | None = None
 
+    def values(self) -> list[int | float]:
+        """The table cells of ``ESTIMATE_COLUMNS``, in that order."""
+        return [
+            self.tasks,
+            self.baseline,
+            self.treatment,
+            self.delta,
+            self.ci_low,
+            self.ci_high,
+            self.improved,
+            self.total,
+        ]
+
+
+# Column headers of ``Estimate.values()``, shared by every table of estimates.
+ESTIMATE_COLUMNS = [
+    "Tasks",
+    "Baseline",
+    "Treatment",
+    "Delta",
+    "CI low",
+    "CI high",
+    "Improved",
+    "Total",
+]
+
 
 def task_deltas(
     cells: CellTable,

@@ -9,6 +9,7 @@ import numpy as np
 from m4bench.analysis.bootstrap import family_balanced, family_cluster_bootstrap, task_bootstrap
 from m4bench.analysis.cells import CellTable
 from m4bench.analysis.estimands import (
+    ESTIMATE_COLUMNS,
     TASK_BALANCED,
     Comparison,
     Estimate,
@@ -58,27 +59,8 @@ def _estimate_row(label: str, item: Estimate) -> list[Value]:
     return [
         label,
         item.scope,
-        item.tasks,
-        item.baseline,
-        item.treatment,
-        item.delta,
-        item.ci_low,
-        item.ci_high,
-        item.improved,
-        item.total,
+        *item.values(),
     ]
-
-
-ESTIMATE_COLUMNS = [
-    "Tasks",
-    "Baseline",
-    "Treatment",
-    "Delta",
-    "CI low",
-    "CI high",
-    "Improved",
-    "Total",
-]
 
 
 def headline_table(estimates: Sequence[Estimate], settings: AnalysisSettings) -> Table:
@@ -151,14 +133,7 @@ def groups_table(deltas: Sequence[TaskDelta], settings: AnalysisSettings) -> Tab
                     kind,
                     group,
                     e.scope,
-                    e.tasks,
-                    e.baseline,
-                    e.treatment,
-                    e.delta,
-                    e.ci_low,
-                    e.ci_high,
-                    e.improved,
-                    e.total,
+                    *e.values(),
                 ]
             )
     return Table(
