@@ -22,13 +22,14 @@ def run(spec: SandboxSpec, script: str, timeout: float = 20) -> tuple[SandboxRes
 
 def test_unmounted_host_paths_are_invisible(tmp_path: Path) -> None:
     truth = tmp_path / "ground_truth.csv"
-    truth.write_text("subject_id,answer\n1,42\n")
+    # A value that cannot occur in the error text (the tmp path holds digits like 42).
+    truth.write_text("subject_id,answer\n1,answer-only-in-the-truth\n")
     home = Path.home()
     spec = make_spec(tmp_path)
     script = f"cat {truth}; echo rc=$?; ls {home}; echo home=$?; ls {tmp_path}; echo tmp=$?"
     result, out = run(spec, script)
     assert result.returncode == 0
-    assert "42" not in out
+    assert "answer-only-in-the-truth" not in out
     assert "rc=1" in out and "home=2" in out and "tmp=2" in out, out
 
 
