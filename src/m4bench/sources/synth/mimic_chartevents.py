@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from m4bench.sources.synth.core import QuirkRates, seconds_to_us
+from m4bench.sources.synth.mimic_bedside import bedside
 from m4bench.sources.synth.mimic_chart import (
     body_size,
     crrt,
@@ -39,7 +40,8 @@ def chartevents_chunk(
     crrt(rng, state, rows, quirks)
     other_dialysis(rng, state, rows, quirks)
     filler(rng, state, rows, quirks)
-    flowsheet(rng, state, rows, quirks)
+    pa_line = flowsheet(rng, state, rows, quirks)
+    bedside(rng, state, rows, quirks, pa_line)
     data = rows.finish()
     stay, time = data["stay"], data["time"]
     storetime = time + rng.integers(1, 45, len(stay)) * 60

@@ -48,9 +48,9 @@ NURSING_HOURLY = Flowsheet(
         (223987, LUNG_SOUNDS),
         (223988, LUNG_SOUNDS),
         (223989, LUNG_SOUNDS),
-        (224027, ("Normal for ethnicity", "Pale", "Jaundiced", "Flushed", "Mottled")),
-        (224028, ("Warm", "Cool", "Hot", "Cold")),
-        (224026, ("Intact", "Dry", "Moist", "Clammy", "Diaphoretic")),
+        (224028, ("Normal for ethnicity", "Pale", "Jaundiced", "Flushed", "Mottled")),
+        (224027, ("Warm", "Cool", "Hot", "Cold")),
+        (224026, ("Intact", "Impaired")),
     ),
     numeric=((226253, 85.0, 90.0, "%", 0),),
 )
@@ -137,31 +137,32 @@ FLOWSHEET_ITEMS = tuple(
 )
 
 
-def flowsheet(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> None:
-    """Every flowsheet round of the chunk's stays."""
+def flowsheet(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> np.ndarray:
+    """Every flowsheet round of the chunk's stays; returns which stays have a PA catheter."""
     every = np.ones(len(s), bool)
     off = q.off_hour_time
     # the usual level of consciousness follows the stay's GCS impairment
     alertness = np.clip(np.round(s.gcs_loss / 3), 0, len(CONSCIOUSNESS_LEVELS) - 1)
     hourly = timeline(rng, s, every, 0.0, s.los_h, 1.0, off)
-    _round(rng, s, rows, NURSING_HOURLY, hourly, {LEVEL_OF_CONSCIOUSNESS: alertness})
+    chart_round(rng, s, rows, NURSING_HOURLY, hourly, {LEVEL_OF_CONSCIOUSNESS: alertness})
     for sheet, start in ((NURSING_TWO_HOURLY, 1.0), (NURSING_FOUR_HOURLY, 2.0)):
         tl = timeline(rng, s, every, start, s.los_h, sheet.every_h, off)
-        _round(rng, s, rows, sheet, tl)
+        chart_round(rng, s, rows, sheet, tl)
     vent = timeline(rng, s, s.vent, s.vent_on + 0.5, s.vent_off, 1.0, off)
-    _round(rng, s, rows, VENTILATOR_MONITOR, vent)
+    chart_round(rng, s, rows, VENTILATOR_MONITOR, vent)
     art = timeline(rng, s, s.art_line, 0.5, s.los_h - 1, 1.0, off)
-    _round(rng, s, rows, ARTERIAL_ALARMS, art)
+    chart_round(rng, s, rows, ARTERIAL_ALARMS, art)
     pa_line = s.art_line & (rng.random(len(s)) < 0.15)
     pa_tl = timeline(rng, s, pa_line, 1.0, s.los_h, 1.0, off)
-    _round(rng, s, rows, PULMONARY_ARTERY, pa_tl)
+    chart_round(rng, s, rows, PULMONARY_ARTERY, pa_tl)
     labs = timeline(rng, s, every, 1.0, s.los_h, LAB_COPIES.every_h, off)
-    _round(rng, s, rows, LAB_COPIES, labs)
+    chart_round(rng, s, rows, LAB_COPIES, labs)
     gases = timeline(rng, s, s.vent, s.vent_on + 1, s.vent_off, BLOOD_GAS_COPIES.every_h, off)
-    _round(rng, s, rows, BLOOD_GAS_COPIES, gases)
+    chart_round(rng, s, rows, BLOOD_GAS_COPIES, gases)
+    return pa_line
 
 
-def _round(
+def chart_round(
     rng: np.random.Generator,
     s: StayState,
     rows: ChartRows,

@@ -1,4 +1,5 @@
-"""icu.outputevents (urine), icu.inputevents (vasoactive drips, fluids, CRRT additives),
+"""icu.outputevents (urine), icu.inputevents (vasoactive drips, fluids, CRRT additives; the
+other infusions come from ``mimic_infusions``),
 icu.procedureevents (dialysis, lines) and icu.datetimeevents for one chunk of stays."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import numpy as np
 from m4bench.sources.synth.core import QuirkRates, at_least_one, group_arange, seconds_to_us
 from m4bench.sources.synth.mimic_cohort import HOUR
 from m4bench.sources.synth.mimic_events import Timeline, timeline
+from m4bench.sources.synth.mimic_infusions import infusion_columns
 from m4bench.sources.synth.mimic_latent import StayState
 from m4bench.sources.synth.mimic_vocab import (
     URINE_ITEMS_MINOR,
@@ -155,9 +157,14 @@ def inputevents_chunk(
             first_order + len(chain) + np.arange(len(fluids["stay"])),
         ]
     )
-    return _input_columns(
+    drips = _input_columns(
         rng, s, ids, {key: value[order] for key, value in columns.items()}, orderid, link[order]
     )
+    # the other infusions draw from their own stream, so the rows above stay as they were
+    more = infusion_columns(rng.spawn(1)[0], s, ids, first_order + n)
+    both = {key: np.concatenate([drips[key], more[key]]) for key in drips}
+    rank = np.lexsort((both["itemid"], both["starttime"], both["stay_id"]))
+    return {key: value[rank] for key, value in both.items()}
 
 
 def _drip_rows(
@@ -363,7 +370,7 @@ def datetimeevents_chunk(
 ) -> Columns:
     stay = np.concatenate([np.flatnonzero(s.art_line), np.flatnonzero(s.crrt)])
     item = np.concatenate(
-        [np.full(int(s.art_line.sum()), 225754), np.full(int(s.crrt.sum()), 224277)]
+        [np.full(int(s.art_line.sum()), 224288), np.full(int(s.crrt.sum()), 225322)]
     )
     chart = s.intime[stay] + HOUR
     day = (chart // 86_400) * 86_400
