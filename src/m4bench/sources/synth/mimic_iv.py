@@ -40,15 +40,18 @@ from m4bench.sources.synth.mimic_cohort import (
     Cohort,
     build_cohort,
 )
+from m4bench.sources.synth.mimic_emar import emar_tables
 from m4bench.sources.synth.mimic_infection import (
     infection_plan,
     micro_chunk,
     pharmacy_rows,
     prescriptions_chunk,
 )
+from m4bench.sources.synth.mimic_ingredients import ingredientevents_chunk
 from m4bench.sources.synth.mimic_lab_plan import icu_labs, ward_labs
 from m4bench.sources.synth.mimic_labs import LabRows
 from m4bench.sources.synth.mimic_latent import StayState, stay_state, subject_conditions
+from m4bench.sources.synth.mimic_orders import admission_orders, medication_orders
 from m4bench.sources.synth.mimic_treatments import (
     datetimeevents_chunk,
     inputevents_chunk,
@@ -69,6 +72,9 @@ _CHUNK_STREAMS = {
     "micro": 16,
     "rx": 17,
     "ward": 18,
+    "emar": 19,
+    "ingredient": 20,
+    "poe": 21,
 }
 _CHUNKED = (
     "mimiciv_icu.chartevents",
@@ -80,6 +86,11 @@ _CHUNKED = (
     "mimiciv_hosp.microbiologyevents",
     "mimiciv_hosp.prescriptions",
     "mimiciv_hosp.pharmacy",
+    "mimiciv_icu.ingredientevents",
+    "mimiciv_hosp.emar",
+    "mimiciv_hosp.emar_detail",
+    "mimiciv_hosp.poe",
+    "mimiciv_hosp.poe_detail",
 )
 
 
@@ -99,6 +110,8 @@ class _Sinks:
             "micro_specimen": 0,
             "order": 1_000_000,
             "pharmacy": 1_000_000,
+            "emar": 1,
+            "poe": 100_000_000,  # orders other than prescription lines (those use pharmacy_id)
         }
 
     def write(self, qualified: str, columns: dict[str, Any], counter: str | None = None) -> None:
@@ -164,11 +177,9 @@ def _stay_chunk(
     lab_rng = rng("labs")
     _write_labs(sinks, labs, lab_rng, ids)
     sinks.write("mimiciv_icu.outputevents", outputevents_chunk(rng("output"), state, ids, quirks))
-    sinks.write(
-        "mimiciv_icu.inputevents",
-        inputevents_chunk(rng("input"), state, ids, quirks, sinks.counters["order"]),
-        "order",
-    )
+    inputs = inputevents_chunk(rng("input"), state, ids, quirks, sinks.counters["order"])
+    sinks.write("mimiciv_icu.inputevents", inputs, "order")
+    sinks.write("mimiciv_icu.ingredientevents", ingredientevents_chunk(rng("ingredient"), inputs))
     sinks.write("mimiciv_icu.procedureevents", procedureevents_chunk(rng("procedure"), state, ids))
     sinks.write("mimiciv_icu.datetimeevents", datetimeevents_chunk(rng("datetime"), state, ids))
     infection_rng = rng("micro")
@@ -183,7 +194,31 @@ def _stay_chunk(
     rx = prescriptions_chunk(rx_rng, state, antibiotic_h, ids, quirks, sinks.counters["pharmacy"])
     sinks.write("mimiciv_hosp.pharmacy", pharmacy_rows(rx_rng, rx))
     sinks.write("mimiciv_hosp.prescriptions", rx, "pharmacy")
+    _write_medication_orders(rng("emar"), sinks, rx, ids["hadm_id"], disch)
     _mark_acute(state, adm, acute)
+
+
+def _write_medication_orders(
+    rng: np.random.Generator,
+    sinks: _Sinks,
+    rx: dict[str, Any],
+    stay_hadm: np.ndarray,
+    disch: np.ndarray,
+) -> None:
+    """The poe orders and emar administrations of a chunk's prescription lines."""
+    sinks.write("mimiciv_hosp.poe", medication_orders(rng, rx, sinks.counters["poe"]), "poe")
+    emar, detail = emar_tables(rng, rx, stay_hadm, disch, sinks.counters["emar"])
+    sinks.write("mimiciv_hosp.emar", emar, "emar")
+    sinks.write("mimiciv_hosp.emar_detail", detail)
+
+
+def _order_chunk(seed: int, chunk: int, cohort: Cohort, acute: np.ndarray, sinks: _Sinks) -> None:
+    """poe and poe_detail orders of one chunk of admissions (all of them, ICU or not)."""
+    rows = np.arange(chunk * CHUNK_ADMISSIONS, min((chunk + 1) * CHUNK_ADMISSIONS, len(acute)))
+    rng = stream_rng(seed, _CHUNK_STREAMS["poe"], chunk)
+    poe, detail = admission_orders(rng, cohort, rows, acute[rows, 2], sinks.counters["poe"])
+    sinks.write("mimiciv_hosp.poe", poe, "poe")
+    sinks.write("mimiciv_hosp.poe_detail", detail)
 
 
 def _write_labs(
@@ -315,8 +350,9 @@ def _build_chunks(
     acute = np.zeros((len(cohort.admissions), 3), dtype=bool)
     n_chunks = -(-len(cohort.stays) // CHUNK_STAYS)
     n_ward = -(-int((~cohort.admissions.is_icu).sum()) // CHUNK_ADMISSIONS)
+    n_orders = -(-len(cohort.admissions) // CHUNK_ADMISSIONS)
     specs = [(seed, chunk, n_stays, quirks) for chunk in range(n_chunks)]
-    with _progress(show, n_chunks + n_ward + 1) as (bar, task), ExitStack() as stack:
+    with _progress(show, n_chunks + n_ward + n_orders + 1) as (bar, task), ExitStack() as stack:
         sinks = _Sinks(layout, stack)
         charts = ordered_map(chart_chunk, specs, workers if n_chunks > 1 else 1)
         for chunk, chart in enumerate(charts):
@@ -325,6 +361,9 @@ def _build_chunks(
             bar.advance(task)
         for chunk in range(n_ward):
             _ward_chunk(seed, chunk, cohort, conditions, sinks, quirks)
+            bar.advance(task)
+        for chunk in range(n_orders):
+            _order_chunk(seed, chunk, cohort, acute, sinks)
             bar.advance(task)
         stack.close()
         for qualified, sink in sinks.sinks.items():
