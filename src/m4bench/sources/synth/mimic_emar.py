@@ -133,7 +133,7 @@ def emar_tables(
     m = len(line)
     jitter = np.where(_DELAYED[event], rng.integers(60, 181, m), rng.integers(-30, 31, m)) * 60
     jitter[lines.kind[line] == KIND_INFUSION] = 0
-    chart = np.minimum(due + jitter, lines.end[line] + 30 * 60)
+    chart = np.minimum(due + jitter, lines.end[line])
     chart = np.maximum(chart, lines.start[line])
     subject = np.asarray(rx["subject_id"], dtype=np.int64)[line]
     order = np.lexsort((event, chart, subject))

@@ -20,9 +20,11 @@ from m4bench.sources.synth.mimic_orders_vocab import (
     CALORIES,
     CALORIES_PER_ML,
     CARRIER_CONCENTRATION,
+    CARRIER_CONCENTRATION_BY_ITEM,
     D5W_CARRIER_SHARE,
     DEFAULT_CARRIER_CONCENTRATION,
     FREE_WATER,
+    MAX_CARRIER_ML,
 )
 from m4bench.sources.synth.text_columns import pick
 
@@ -32,7 +34,6 @@ _SHARED = (
     "orderid", "linkorderid", "statusdescription",
 )  # fmt: skip
 _D5W_KCAL_PER_ML = 0.17
-MAX_CARRIER_ML = 500.0  # a drug row's carrier volume stays within one bag
 
 
 def _text(values: Any) -> np.ndarray:
@@ -41,17 +42,32 @@ def _text(values: Any) -> np.ndarray:
     return np.asarray(values, dtype=object).astype(str)
 
 
+def _concentration(item: np.ndarray, unit: np.ndarray) -> np.ndarray:
+    """Drug per mL of each row's carrier: by item where known, else by amount unit."""
+    units, code = np.unique(unit, return_inverse=True)
+    by_unit = np.array([CARRIER_CONCENTRATION.get(u, DEFAULT_CARRIER_CONCENTRATION) for u in units])
+    items, where = np.unique(item, return_inverse=True)
+    by_item = np.array([CARRIER_CONCENTRATION_BY_ITEM.get(int(i), np.nan) for i in items])
+    known = by_item[where]
+    out: np.ndarray = np.where(np.isnan(known), by_unit[code], known)
+    return out
+
+
 def _water(inputs: Columns) -> tuple[np.ndarray, np.ndarray]:
-    """(mL given, mL per hour) of each input row; NaN rate for boluses."""
+    """(mL given, mL per hour) of each input row; NaN rate for boluses.
+
+    Inputs in mL give their own volume; a drug gives its carrier: the bag's volume for a
+    bolus from a small bag, else its amount over the carrier's concentration.
+    """
     amount = np.asarray(inputs["amount"], dtype=float)
     rate = np.asarray(inputs["rate"], dtype=float)
     unit = _text(inputs["amountuom"])
     in_ml = np.char.lower(unit) == "ml"
-    units, code = np.unique(unit, return_inverse=True)
-    concentration = np.array(
-        [CARRIER_CONCENTRATION.get(u, DEFAULT_CARRIER_CONCENTRATION) for u in units]
-    )[code]
-    volume = np.where(in_ml, amount, np.clip(amount / concentration, 1, MAX_CARRIER_ML))
+    item = np.asarray(inputs["itemid"], dtype=np.int64)
+    carrier = np.clip(amount / _concentration(item, unit), 1, MAX_CARRIER_ML)
+    bag = np.asarray(inputs.get("totalamount", np.full(len(item), np.nan)), dtype=float)
+    small_bag = np.isnan(rate) & (bag > 0) & (bag <= MAX_CARRIER_ML)
+    volume = np.where(in_ml, amount, np.where(small_bag, bag, carrier))
     start = np.asarray(inputs["starttime"]).astype("datetime64[s]").astype(np.int64)
     end = np.asarray(inputs["endtime"]).astype("datetime64[s]").astype(np.int64)
     hours = np.maximum(end - start, 60) / 3600
@@ -64,9 +80,8 @@ def ingredientevents_chunk(rng: np.random.Generator, inputs: Columns) -> Columns
     n = len(inputs["orderid"])
     volume, ml_rate = _water(inputs)
     item = np.asarray(inputs["itemid"], dtype=np.int64)
-    kcal_per_ml = np.array([CALORIES_PER_ML.get(int(i), 0.0) for i in np.unique(item)])[
-        np.unique(item, return_inverse=True)[1]
-    ] if n else np.zeros(0)  # fmt: skip
+    items, where = np.unique(item, return_inverse=True)
+    kcal_per_ml = np.array([CALORIES_PER_ML.get(int(i), 0.0) for i in items])[where]
     link = np.asarray(inputs["linkorderid"], dtype=np.int64)
     drip = ~np.isnan(np.asarray(inputs["rate"], dtype=float)) & (
         np.char.lower(_text(inputs["amountuom"])) != "ml"

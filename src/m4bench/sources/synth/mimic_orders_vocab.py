@@ -150,7 +150,22 @@ FREE_WATER = 220490  # mL
 CALORIES = 226060  # Kcal
 # kilocalories per mL of the input items that carry energy
 CALORIES_PER_ML = {220949: 0.17, 220950: 0.34, 222168: 1.1}
-# drug concentration of the carrier bag, by the input's amount unit (amount per mL)
-CARRIER_CONCENTRATION = {"mg": 0.064, "mcg": 16.0, "units": 0.4, "mEq": 0.2, "grams": 0.02}
-DEFAULT_CARRIER_CONCENTRATION = 0.1
+# drug per mL of the carrier, by input item (common ICU mixes), else by the amount unit
+CARRIER_CONCENTRATION_BY_ITEM = {
+    221906: 0.016,  # norepinephrine 4 mg / 250 mL
+    221289: 0.004,  # epinephrine 1 mg / 250 mL
+    221749: 0.2,  # phenylephrine 50 mg / 250 mL
+    222315: 0.2,  # vasopressin 20 units / 100 mL
+    221662: 1.6,  # dopamine 400 mg / 250 mL
+    221653: 2.0,  # dobutamine 500 mg / 250 mL
+    222168: 10.0,  # propofol 10 mg / mL
+    225942: 0.01,  # fentanyl 1 mg / 100 mL
+    225150: 0.004,  # dexmedetomidine 400 mcg / 100 mL (in mg)
+    221668: 1.0,  # midazolam 100 mg / 100 mL
+    223258: 1.0,  # insulin 100 units / 100 mL
+    225152: 100.0,  # heparin 25,000 units / 250 mL
+}
+CARRIER_CONCENTRATION = {"mg": 1.0, "mcg": 10.0, "units": 1.0, "mEq": 0.4, "grams": 0.04}
+DEFAULT_CARRIER_CONCENTRATION = 1.0
+MAX_CARRIER_ML = 500.0  # a drug row's carrier volume stays within one bag
 D5W_CARRIER_SHARE = 0.3  # drips mixed in dextrose 5 % (calories from the carrier)
