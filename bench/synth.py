@@ -145,7 +145,14 @@ def _bench_dataset(dataset: str, scales: list[float], profile: bool, workers: in
 
 # MIMIC-IV v3.1 rows over ICU stays of the big event tables (real counts / 94,458 stays;
 # labevents also holds the ward and outpatient rows).
-MIMIC_REAL_PER_STAY = {"chartevents": 4_584, "labevents": 1_677, "inputevents": 116}
+MIMIC_REAL_PER_STAY = {
+    "chartevents": 4_584,
+    "labevents": 1_677,
+    "inputevents": 116,
+    "outputevents": 57,
+    "procedureevents": 9,
+    "datetimeevents": 106,
+}
 
 
 def print_mimic_volume(tables: dict[str, int], scale: float) -> None:
