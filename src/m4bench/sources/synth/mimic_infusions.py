@@ -146,9 +146,9 @@ def _window(s: StayState, group: str) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return np.ones(len(s), bool), np.full(len(s), 0.5), s.los_h
 
 
-def _order_rows(
-    rng: np.random.Generator, s: StayState, order: Order, group: str, share: float, lag: float
-) -> dict[str, np.ndarray]:
+def _order_rows(rng: np.random.Generator, s: StayState, index: int) -> dict[str, np.ndarray]:
+    """The rows of ``PLANS[index]`` for the chunk's stays, sorted by stay and time."""
+    order, group, share, lag = PLANS[index]
     eligible, start, end = _window(s, group)
     gets = eligible & (rng.random(len(s)) < share)
     tl = timeline(rng, s, gets, start + lag, end - _MINUTE_H * 2, order.every_h, 0.0)
@@ -179,11 +179,8 @@ def _order_rows(
         "itemid": np.full(n, order.itemid), "rate": np.round(rate, 3),
         "amount": np.round(amount, 3),
         "weight": weight, "status": status.astype(object), "chain": chain,
-        "plan": np.full(n, PLANS_INDEX[order.itemid]),
+        "plan": np.full(n, index),
     }  # fmt: skip
-
-
-PLANS_INDEX = {plan[0].itemid: k for k, plan in enumerate(PLANS)}
 
 
 def infusion_columns(
@@ -191,7 +188,7 @@ def infusion_columns(
 ) -> Columns:
     """The inputevents columns of every order of :data:`PLANS` for the chunk's stays;
     ``orderid`` counts up from ``first_order``."""
-    parts = [_order_rows(rng, s, *plan) for plan in PLANS]
+    parts = [_order_rows(rng, s, index) for index in range(len(PLANS))]
     rows = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
     chains = np.array([int(p["chain"].max()) + 1 if len(p["chain"]) else 0 for p in parts])
     offset = np.repeat(np.cumsum(chains) - chains, [len(p["chain"]) for p in parts])
