@@ -16,6 +16,12 @@ import pyarrow as pa
 from m4bench.sources.synth.core import QuirkRates, group_arange, scrambled_ids, seconds_to_us
 from m4bench.sources.synth.mimic_cohort import DAY, HOUR
 from m4bench.sources.synth.mimic_latent import StayState
+from m4bench.sources.synth.mimic_prescribing import (
+    Part,
+    minutes,
+    prescription_columns,
+    routine_lines,
+)
 from m4bench.sources.synth.mimic_vocab import (
     ANTIBIOTICS_EXCLUDED,
     ANTIBIOTICS_IV,
@@ -30,10 +36,8 @@ from m4bench.sources.synth.mimic_vocab import (
 )
 
 Columns = dict[str, Any]
-
-
-def _minutes(hours: np.ndarray) -> np.ndarray:
-    return (np.round(hours * 60) * 60).astype(np.int64)
+ICU_ROUTINE_RATE = (6.0, 14.0)  # routine lines per ICU stay: base + per ICU day
+WARD_ROUTINE_RATE = (7.0, 4.0)  # routine lines per admission: base + per hospital day
 
 
 def infection_plan(rng: np.random.Generator, s: StayState) -> tuple[np.ndarray, np.ndarray]:
@@ -114,7 +118,7 @@ def _specimens(
     hours = culture_h[stay] + np.where(k < 2, 0, rng.uniform(0, 6, len(stay)))
     other = 2 + (np.arange(len(stay)) % (len(MICRO_SPECIMENS) - 2))
     kind = np.where(s.infection[stay], np.where(k < 2, 0, other), 4)
-    return stay, kind, s.intime[stay] + _minutes(hours)
+    return stay, kind, s.intime[stay] + minutes(hours)
 
 
 def _results(rng: np.random.Generator, infected: np.ndarray) -> tuple[np.ndarray, Columns]:
@@ -172,7 +176,14 @@ def prescriptions_chunk(
     ids: dict[str, np.ndarray],
     q: QuirkRates,
     first_pharmacy: int,
+    admit: np.ndarray,
+    disch: np.ndarray,
 ) -> Columns:
+    """Antibiotics of the infection plan, decoys, and routine drugs of a chunk of stays.
+
+    Routine drugs cover the ICU stay at the ICU rate, and (for the first stay of each
+    admission in the chunk) the whole admission at the ward rate.
+    """
     n = len(s)
     has = ~np.isnan(antibiotic_h)
     n_ab = np.where(has, np.where(s.infection, rng.integers(2, 5, n), 1), 0)
@@ -193,14 +204,37 @@ def prescriptions_chunk(
     )
     route = chosen[:, 1].copy()
     base = rng.random(len(stay)) < 0.05
-    parts: list[tuple[np.ndarray, ...]] = [
+    parts: list[Part] = [
         (stay, start, duration, chosen[:, 0], route, np.where(base, "BASE", "MAIN").astype(object))
     ]
     parts.append(_decoys(rng, s))
-    return _prescription_columns(rng, s, ids, parts, first_pharmacy, q)
+    parts.append(routine_lines(rng, np.zeros(n), s.los_h, *ICU_ROUTINE_RATE, icu=True))
+    first = np.zeros(n, dtype=bool)
+    first[np.unique(ids["hadm_id"], return_index=True)[1]] = True
+    whole = np.flatnonzero(first)
+    ward = routine_lines(
+        rng, (admit - s.intime)[whole] / HOUR, (disch - s.intime)[whole] / HOUR,
+        *WARD_ROUTINE_RATE, icu=False,
+    )  # fmt: skip
+    parts.append((whole[ward[0]], *ward[1:]))
+    return prescription_columns(rng, s.intime, ids, parts, first_pharmacy, q)
 
 
-def _decoys(rng: np.random.Generator, s: StayState) -> tuple[np.ndarray, ...]:
+def ward_prescriptions(
+    rng: np.random.Generator,
+    admit: np.ndarray,
+    disch: np.ndarray,
+    ids: dict[str, np.ndarray],
+    q: QuirkRates,
+    first_pharmacy: int,
+) -> Columns:
+    """Routine drug lines of a chunk of admissions without an ICU stay."""
+    span = (disch - admit) / HOUR
+    lines = routine_lines(rng, np.zeros(len(admit)), span, *WARD_ROUTINE_RATE, icu=False)
+    return prescription_columns(rng, admit, ids, [lines], first_pharmacy, q)
+
+
+def _decoys(rng: np.random.Generator, s: StayState) -> Part:
     """Routine drugs for every stay and some excluded / near-miss antimicrobials."""
     n = len(s)
     count = rng.integers(3, 9, n)
@@ -223,73 +257,3 @@ def _decoys(rng: np.random.Generator, s: StayState) -> tuple[np.ndarray, ...]:
         chosen[:, 1],
         np.full(len(stay), "MAIN", dtype=object),
     )
-
-
-def _prescription_columns(
-    rng: np.random.Generator,
-    s: StayState,
-    ids: dict[str, np.ndarray],
-    parts: list[tuple[np.ndarray, ...]],
-    first_pharmacy: int,
-    q: QuirkRates,
-) -> Columns:
-    stay, start_h, dur_h, drug, route, dtype_ = (
-        np.concatenate([p[i] for p in parts]) for i in range(6)
-    )
-    route = route.copy()
-    route[rng.random(len(route)) < q.null_route_antibiotic] = None
-    start = s.intime[stay] + _minutes(start_h)
-    order = np.lexsort((drug.astype(str), start, stay))
-    m = len(order)
-    stay, start, dur_h, drug, route, dtype_ = (
-        stay[order],
-        start[order],
-        dur_h[order],
-        drug[order],
-        route[order],
-        dtype_[order],
-    )
-    subject = ids["subject_id"][stay]
-    pharmacy = first_pharmacy + np.arange(m)
-    return {
-        "subject_id": subject,
-        "hadm_id": ids["hadm_id"][stay],
-        "pharmacy_id": pharmacy,
-        "poe_id": np.char.add(np.char.add(subject.astype(str), "-"), pharmacy.astype(str)).astype(
-            object
-        ),
-        "poe_seq": pharmacy,
-        "starttime": seconds_to_us(start),
-        "stoptime": seconds_to_us(start + _minutes(dur_h)),
-        "drug_type": dtype_,
-        "drug": drug,
-        "dose_val_rx": np.full(m, "1", dtype=object),
-        "dose_unit_rx": np.full(m, "dose", dtype=object),
-        "doses_per_24_hrs": np.where(rng.random(m) < 0.5, 2.0, 1.0),
-        "route": route,
-    }
-
-
-def pharmacy_rows(rng: np.random.Generator, rx: Columns) -> Columns:
-    """One pharmacy order per prescription line, sharing its pharmacy_id and poe_id."""
-    n = len(rx["pharmacy_id"])
-    start = rx["starttime"]
-    return {
-        "subject_id": rx["subject_id"],
-        "hadm_id": rx["hadm_id"],
-        "pharmacy_id": rx["pharmacy_id"],
-        "poe_id": rx["poe_id"],
-        "starttime": start,
-        "stoptime": rx["stoptime"],
-        "medication": rx["drug"],
-        "proc_type": np.where(rx["route"] == "IV DRIP", "IV Piggyback", "Unit Dose").astype(object),
-        "status": np.full(n, "Discontinued", dtype=object),
-        "entertime": start - np.timedelta64(10, "m"),
-        "verifiedtime": start - np.timedelta64(5, "m"),
-        "route": rx["route"],
-        "frequency": np.array(("Q24H", "Q12H", "Q8H", "ONCE"), dtype=object)[rng.integers(0, 4, n)],
-        "doses_per_24_hrs": rx["doses_per_24_hrs"],
-        "expiration_value": np.full(n, 7, dtype=np.int64),
-        "expiration_unit": np.full(n, "Days", dtype=object),
-        "dispensation": np.full(n, "Omnicell", dtype=object),
-    }

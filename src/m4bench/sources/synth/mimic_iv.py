@@ -44,14 +44,15 @@ from m4bench.sources.synth.mimic_emar import emar_tables
 from m4bench.sources.synth.mimic_infection import (
     infection_plan,
     micro_chunk,
-    pharmacy_rows,
     prescriptions_chunk,
+    ward_prescriptions,
 )
 from m4bench.sources.synth.mimic_ingredients import ingredientevents_chunk
 from m4bench.sources.synth.mimic_lab_plan import icu_labs, ward_labs
 from m4bench.sources.synth.mimic_labs import LabRows
 from m4bench.sources.synth.mimic_latent import StayState, stay_state, subject_conditions
 from m4bench.sources.synth.mimic_orders import admission_orders, medication_orders
+from m4bench.sources.synth.mimic_prescribing import pharmacy_rows
 from m4bench.sources.synth.mimic_treatments import (
     datetimeevents_chunk,
     inputevents_chunk,
@@ -75,6 +76,8 @@ _CHUNK_STREAMS = {
     "emar": 19,
     "ingredient": 20,
     "poe": 21,
+    "ward_rx": 22,
+    "ward_micro": 23,
 }
 _CHUNKED = (
     "mimiciv_icu.chartevents",
@@ -191,7 +194,9 @@ def _stay_chunk(
     sinks.write("mimiciv_hosp.microbiologyevents", micro, "microevent")
     sinks.counters["micro_specimen"] += len(np.unique(micro["micro_specimen_id"]))
     rx_rng = rng("rx")
-    rx = prescriptions_chunk(rx_rng, state, antibiotic_h, ids, quirks, sinks.counters["pharmacy"])
+    rx = prescriptions_chunk(
+        rx_rng, state, antibiotic_h, ids, quirks, sinks.counters["pharmacy"], admit, disch
+    )
     sinks.write("mimiciv_hosp.pharmacy", pharmacy_rows(rx_rng, rx))
     sinks.write("mimiciv_hosp.prescriptions", rx, "pharmacy")
     _write_medication_orders(rng("emar"), sinks, rx, ids["hadm_id"], disch)
@@ -257,6 +262,24 @@ def _ward_chunk(
     ward_labs(rng, len(rows), a.admittime[rows], a.dischtime[rows], cr_base, labs, quirks)
     ids = {"subject_id": cohort.patients.subject_id[subj], "hadm_id": a.hadm_id[rows]}
     _write_labs(sinks, labs, rng, ids)
+    _write_ward_medications(seed, chunk, sinks, quirks, ids, a.admittime[rows], a.dischtime[rows])
+
+
+def _write_ward_medications(
+    seed: int,
+    chunk: int,
+    sinks: _Sinks,
+    quirks: QuirkRates,
+    ids: dict[str, np.ndarray],
+    admit: np.ndarray,
+    disch: np.ndarray,
+) -> None:
+    """Prescriptions, pharmacy orders, their poe orders and emar of ward admissions."""
+    rng = stream_rng(seed, _CHUNK_STREAMS["ward_rx"], chunk)
+    rx = ward_prescriptions(rng, admit, disch, ids, quirks, sinks.counters["pharmacy"])
+    sinks.write("mimiciv_hosp.pharmacy", pharmacy_rows(rng, rx))
+    sinks.write("mimiciv_hosp.prescriptions", rx, "pharmacy")
+    _write_medication_orders(rng, sinks, rx, ids["hadm_id"], disch)
 
 
 @contextmanager
