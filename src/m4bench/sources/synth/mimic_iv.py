@@ -49,6 +49,7 @@ from m4bench.sources.synth.mimic_infection import (
 )
 from m4bench.sources.synth.mimic_ingredients import ingredientevents_chunk
 from m4bench.sources.synth.mimic_lab_plan import icu_labs, ward_labs
+from m4bench.sources.synth.mimic_lab_routine import AdmissionWindows
 from m4bench.sources.synth.mimic_labs import LabRows
 from m4bench.sources.synth.mimic_latent import StayState, stay_state, subject_conditions
 from m4bench.sources.synth.mimic_orders import admission_orders, medication_orders
@@ -176,7 +177,7 @@ def _stay_chunk(
         return stream_rng(seed, _CHUNK_STREAMS[name], chunk)
 
     labs = LabRows()
-    icu_labs(rng("labs"), state, admit, disch, labs, quirks)
+    icu_labs(rng("labs"), state, admit, disch, labs, quirks, hadm=ids["hadm_id"])
     lab_rng = rng("labs")
     _write_labs(sinks, labs, lab_rng, ids)
     sinks.write("mimiciv_icu.outputevents", outputevents_chunk(rng("output"), state, ids, quirks))
@@ -259,7 +260,8 @@ def _ward_chunk(
         ),
     )
     labs = LabRows()
-    ward_labs(rng, len(rows), a.admittime[rows], a.dischtime[rows], cr_base, labs, quirks)
+    windows = AdmissionWindows.of(a)
+    ward_labs(rng, a.admittime[rows], a.dischtime[rows], cr_base, subj, windows, labs, quirks)
     ids = {"subject_id": cohort.patients.subject_id[subj], "hadm_id": a.hadm_id[rows]}
     _write_labs(sinks, labs, rng, ids)
     _write_ward_medications(seed, chunk, sinks, quirks, ids, a.admittime[rows], a.dischtime[rows])

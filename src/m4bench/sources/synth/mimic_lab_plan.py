@@ -7,12 +7,20 @@ import numpy as np
 from m4bench.sources.synth.core import QuirkRates
 from m4bench.sources.synth.mimic_cohort import HOUR
 from m4bench.sources.synth.mimic_events import Timeline, events_at, timeline
+from m4bench.sources.synth.mimic_lab_routine import (
+    AdmissionWindows,
+    Draws,
+    daily_times,
+    outpatient_times,
+    routine_panels,
+)
 from m4bench.sources.synth.mimic_labs import LabRows, creatinine_course, panel_values
 from m4bench.sources.synth.mimic_latent import StayState
 from m4bench.sources.synth.mimic_resp import fio2_values
 from m4bench.sources.synth.mimic_vocab import BG_SPECIMENS_OTHER
 
 NAN = np.nan
+ICU_DRAW_HOURS = 6.0  # chemistry and blood count in the ICU
 
 
 def _null_hadm(
@@ -30,11 +38,16 @@ def icu_labs(
     disch: np.ndarray,
     rows: LabRows,
     q: QuirkRates,
+    hadm: np.ndarray | None = None,
 ) -> None:
-    """Panels of the ICU stays of a chunk, from a week before intime to outtime."""
+    """Panels of the ICU stays of a chunk, from a week before intime to outtime.
+
+    With ``hadm`` (each stay's admission), the first stay of each admission also gets
+    the routine draws of the admission's days outside the ICU.
+    """
     n = len(s)
     first = -rng.uniform(0.2, 5.5, n)
-    draws = timeline(rng, s, np.ones(n, bool), first, s.los_h, 12.0, 1.0)
+    draws = timeline(rng, s, np.ones(n, bool), first, s.los_h, ICU_DRAW_HOURS, 1.0)
     before = rng.random(n) < 0.45
     pre = timeline(rng, s, before, -rng.uniform(30, 160, n), -8.0, 24.0, 1.0)
     for tl in (pre, draws):
@@ -42,6 +55,33 @@ def icu_labs(
     daily = timeline(rng, s, np.ones(n, bool), first + 0.01, s.los_h, 24.0, 1.0)
     _daily_panels(rng, s, daily, _null_hadm(rng, daily, admit, disch, q), rows)
     _blood_gases(rng, s, admit, disch, rows, q)
+    if hadm is not None:
+        _ward_days(rng, s, hadm, admit, disch, rows, q)
+
+
+def _ward_days(
+    rng: np.random.Generator,
+    s: StayState,
+    hadm: np.ndarray,
+    admit: np.ndarray,
+    disch: np.ndarray,
+    rows: LabRows,
+    q: QuirkRates,
+) -> None:
+    """Routine draws of an ICU admission before intime and after outtime (first stays)."""
+    whole = np.zeros(len(s), dtype=bool)
+    whole[np.unique(hadm, return_index=True)[1]] = True
+    admit_h, disch_h = (admit - s.intime) / HOUR, (disch - s.intime) / HOUR
+    none = np.full(len(s), -1.0)
+    before = daily_times(rng, s.intime, admit_h + 0.5, np.where(whole, -12.0, admit_h))
+    after = daily_times(rng, s.intime, s.los_h + 12, np.where(whole, disch_h, none))
+    for tl in (before, after):
+        sev = 0.5 * s.severity_at(tl.stay, np.clip(tl.hours, 0, s.los_h[tl.stay]))
+        cr = creatinine_course(
+            s.cr_base[tl.stay], s.aki_stage[tl.stay], s.aki_peak_h[tl.stay], tl.hours
+        ) * rng.normal(1, 0.04, len(tl))
+        hct = s.hct_base[tl.stay]
+        routine_panels(rng, Draws(tl, cr, sev, hct, _null_hadm(rng, tl, admit, disch, q)), rows, q)
 
 
 def _chem_cbc(
@@ -260,33 +300,27 @@ def _gas_items(
 
 def ward_labs(
     rng: np.random.Generator,
-    n_adm: int,
     admit: np.ndarray,
     disch: np.ndarray,
     cr_base: np.ndarray,
+    subj: np.ndarray,
+    windows: AdmissionWindows,
     rows: LabRows,
     q: QuirkRates,
 ) -> None:
-    """A few chemistry panels and a blood count per ward admission, some outpatient."""
-    counts = rng.integers(0, 4, n_adm)
-    span = np.maximum((disch - admit) / HOUR, 1.0)
-    tl = events_at(rng, admit, counts, np.full(n_adm, 0.5), span)
-    outpatient = events_at(
-        rng,
-        admit,
-        (rng.random(n_adm) < 0.2).astype(np.int64),
-        np.full(n_adm, -2000.0),
-        np.full(n_adm, -24.0),
-    )
-    hct_base = rng.normal(40, 4.5, n_adm)
-    for draws in (tl, outpatient):
-        m = len(draws)
-        cr = cr_base[draws.stay] * rng.normal(1.05, 0.12, m)
-        chem, cbc = panel_values(
-            rng, np.full(m, 0.1), cr, rng.lognormal(np.log(240), 0.3, m), np.zeros(m, bool),
-            hct_base[draws.stay],
-        )  # fmt: skip
-        null_hadm = _null_hadm(rng, draws, admit, disch, q)
-        rows.panel(rng, draws, chem, null_hadm, q)
-        keep = rng.random(m) < 0.6
-        rows.panel(rng, draws.take(keep), {k: v[keep] for k, v in cbc.items()}, null_hadm[keep], q)
+    """Routine draws of ward admissions (on admission, then daily) and outpatient draws.
+
+    ``subj`` is each admission's subject (patient index), ``windows`` every admission of
+    the source, so that outpatient draws fall outside all of them.
+    """
+    n = len(admit)
+    hct_base = rng.normal(40, 4.5, n)
+    stay = daily_times(rng, admit, rng.uniform(0.3, 3.0, n), (disch - admit) / HOUR)
+    clinic = outpatient_times(rng, admit, subj, windows)
+    for tl in (stay, clinic):
+        m = len(tl)
+        cr = cr_base[tl.stay] * rng.normal(1.05, 0.12, m)
+        sev = np.full(m, 0.1)
+        null_hadm = _null_hadm(rng, tl, admit, disch, q)
+        draws = Draws(tl, cr, sev, hct_base[tl.stay], null_hadm)
+        routine_panels(rng, draws, rows, q, repeat=tl is stay)

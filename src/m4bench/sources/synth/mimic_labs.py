@@ -220,6 +220,7 @@ def panel_values(
         51265: np.clip(platelets * rng.normal(1, 0.1, n), 5, 900),
         51279: hct / 9.5,
         51277: rng.normal(14.5, 1.5, n),
+        52159: rng.normal(46, 4, n),
         51301: wbc,
     }
     return chem, cbc
