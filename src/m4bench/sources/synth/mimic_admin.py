@@ -6,7 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from m4bench.sources.synth.core import seconds_to_us, stream_rng, unique_ids
+from m4bench.sources.synth import mimic_transfers
+from m4bench.sources.synth.core import seconds_to_us, stream_rng
 from m4bench.sources.synth.mimic_cohort import DAY, HOUR, Cohort
 from m4bench.sources.synth.mimic_vocab import (
     ADMISSION_LOCATIONS,
@@ -19,7 +20,6 @@ from m4bench.sources.synth.mimic_vocab import (
     MARITAL,
     RACES,
     WARD_SERVICES,
-    WARD_UNITS,
 )
 
 Columns = dict[str, Any]
@@ -147,54 +147,6 @@ def services_table(seed: int, cohort: Cohort) -> Columns:
 
 
 def transfers_table(seed: int, cohort: Cohort) -> Columns:
-    """ED, ward and ICU transfers; the first ICU transfer's id is the stay_id."""
-    rng = stream_rng(seed, STREAM_ADMIN, 2)
-    a, s = cohort.admissions, cohort.stays
-    n = len(a)
-    units = np.array([name for name, _, _ in CAREUNITS], dtype=object)
-    ward = _choice(rng, WARD_UNITS, n)
-    first_in = np.full(n, -1, dtype=np.int64)
-    first_in[s.adm[::-1]] = s.intime[::-1]
-    ward_end = np.where(first_in >= 0, np.maximum(first_in, a.admittime), a.dischtime)
-    after_stay_end = np.maximum(s.outtime, a.admittime[s.adm])
-    next_in = np.r_[s.intime[1:], 0]
-    same_next = np.r_[s.adm[1:] == s.adm[:-1], False]
-    after_end = np.where(same_next, next_in, np.maximum(a.dischtime[s.adm], after_stay_end))
-    parts = [
-        (np.arange(n), "admit", ward, a.admittime, ward_end),
-        (s.adm, "transfer", units[s.first_unit], s.intime, s.outtime),
-        (s.adm, "transfer", ward[s.adm], after_stay_end, after_end),
-        (np.arange(n), "discharge", np.full(n, None, dtype=object), a.dischtime, np.full(n, -1)),
-    ]
+    """ED, ward and ICU transfers (see :mod:`m4bench.sources.synth.mimic_transfers`)."""
     emergency, ed_in = ed_times(seed, cohort)
-    ed = np.flatnonzero(emergency)
-    ed_unit = np.full(len(ed), "Emergency Department", dtype=object)
-    parts.append((ed, "ED", ed_unit, ed_in[ed], a.admittime[ed]))
-    adm = np.concatenate([p[0] for p in parts])
-    event = np.concatenate([np.full(len(p[0]), p[1], dtype=object) for p in parts])
-    unit = np.concatenate([p[2] for p in parts])
-    t_in = np.concatenate([p[3] for p in parts])
-    t_out = np.concatenate([p[4] for p in parts])
-    keep = (event != "transfer") | (t_out > t_in)
-    keep[len(a) : len(a) + len(s)] = True
-    is_icu = np.zeros(len(adm), bool)
-    is_icu[n : n + len(s)] = True
-    adm, event, unit, t_in, t_out, is_icu = (
-        x[keep] for x in (adm, event, unit, t_in, t_out, is_icu)
-    )
-    ids = unique_ids(rng, len(adm) + len(s), 30_000_000, 40_000_000)
-    ids = np.setdiff1d(ids, s.stay_id)[: int((~is_icu).sum())]
-    rng.shuffle(ids)
-    transfer_id = np.zeros(len(adm), dtype=np.int64)
-    transfer_id[is_icu] = s.stay_id
-    transfer_id[~is_icu] = np.resize(ids, int((~is_icu).sum()))
-    order = np.lexsort((np.where(event == "discharge", 1, 0), t_in, adm))
-    return {
-        "subject_id": cohort.patients.subject_id[a.subj[adm[order]]],
-        "hadm_id": a.hadm_id[adm[order]],
-        "transfer_id": transfer_id[order],
-        "eventtype": event[order],
-        "careunit": unit[order],
-        "intime": _ts(t_in[order]),
-        "outtime": _ts(t_out[order]),
-    }
+    return mimic_transfers.transfers_table(seed, cohort, ed_in, emergency)

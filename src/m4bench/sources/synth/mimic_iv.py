@@ -405,7 +405,8 @@ def _write_whole_tables(
     layout: SourceLayout,
     manifest: SourceManifest,
 ) -> None:
-    tables: dict[str, dict[str, Any]] = {
+    # a table is one dict of columns, or an iterator of such chunks (built only when written)
+    tables: dict[str, dict[str, Any] | Iterator[dict[str, Any]]] = {
         "mimiciv_hosp.patients": mimic_admin.patients_table(cohort),
         "mimiciv_hosp.admissions": mimic_admin.admissions_table(seed, cohort),
         "mimiciv_icu.icustays": mimic_admin.icustays_table(cohort),
@@ -417,7 +418,7 @@ def _write_whole_tables(
         "mimiciv_hosp.d_icd_procedures": mimic_codes.d_icd_procedures_table(),
         "mimiciv_icu.d_items": mimic_codes.d_items_table(),
         "mimiciv_hosp.d_labitems": mimic_codes.d_labitems_table(),
-        "mimiciv_hosp.omr": mimic_codes.omr_table(seed, cohort),
+        "mimiciv_hosp.omr": mimic_codes.omr_table(seed, cohort, conditions),
         "mimiciv_hosp.drgcodes": mimic_codes.drgcodes_table(seed, cohort),
         "mimiciv_hosp.hcpcsevents": mimic_codes.hcpcsevents_table(cohort),
         **mimic_codes.small_tables(cohort),
@@ -426,7 +427,9 @@ def _write_whole_tables(
         if table.qualified in manifest.tables:
             continue
         columns = tables.get(table.qualified, {})
+        parts = [columns] if isinstance(columns, dict) else columns
         with TableSink(table, layout.table_path(table.schema_name, table.name)) as sink:
-            if columns:
-                sink.write(columns)
+            for part in parts:
+                if part:
+                    sink.write(part)
         record_table(layout, manifest, table.qualified, sink.rows)
