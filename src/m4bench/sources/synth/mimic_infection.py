@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
-from m4bench.sources.synth.core import QuirkRates, group_arange, scrambled_ids, seconds_to_us
-from m4bench.sources.synth.mimic_cohort import DAY, HOUR
+from m4bench.sources.synth.core import QuirkRates, group_arange
+from m4bench.sources.synth.mimic_cohort import HOUR
 from m4bench.sources.synth.mimic_latent import StayState
+from m4bench.sources.synth.mimic_micro import culture_columns, routine_cultures
 from m4bench.sources.synth.mimic_prescribing import (
     Part,
     minutes,
@@ -27,15 +27,14 @@ from m4bench.sources.synth.mimic_vocab import (
     ANTIBIOTICS_IV,
     ANTIBIOTICS_PO,
     ANTIMICROBIAL_NEAR_MISSES,
-    INTERPRETATIONS,
     MICRO_SPECIMENS,
-    ORG_NEGATIVE,
-    ORGANISMS,
     OTHER_DRUGS,
-    SUSCEPTIBILITY_ANTIBIOTICS,
 )
 
 Columns = dict[str, Any]
+PLAN_GROWTH = 0.4  # chance that a specimen of an infected stay's work-up grows an organism
+ICU_CULTURE_RATE = (1.0, 0.8)  # routine cultures per ICU stay: base + per ICU day
+WARD_CULTURE_RATE = (1.2, 0.5)  # routine culture orders per ward admission: base + per day
 ICU_ROUTINE_RATE = (6.0, 14.0)  # routine lines per ICU stay: base + per ICU day
 WARD_ROUTINE_RATE = (7.0, 4.0)  # routine lines per admission: base + per hospital day
 
@@ -70,40 +69,55 @@ def micro_chunk(
     q: QuirkRates,
     first_id: int,
     first_specimen: int,
+    antibiotic_h: np.ndarray | None = None,
 ) -> Columns:
     """Specimens at the culture hour (1-4 per infected stay), negative or with organisms.
 
+    With ``antibiotic_h``, stays of admissions without any antibiotic in the chunk also
+    get routine cultures during the stay (none can pair with an antibiotic there).
     Specimen serials continue from ``first_specimen`` (scrambled into 8-digit ids).
     """
     stay, kind, time = _specimens(rng, s, culture_h)
-    m = len(stay)
-    spec_id = scrambled_ids(first_specimen + np.arange(m), 5_040_923)
-    r, results = _results(rng, s.infection[stay])
-    date_only = (rng.random(m) < q.micro_date_only)[r]
-    null_hadm = ((rng.random(m) < q.micro_null_hadm) | (time < admit[stay]))[r]
-    spec = np.array(MICRO_SPECIMENS, dtype=object)[kind[r]]
-    chart = time[r]
-    day = chart // DAY * DAY
-    hadm = ids["hadm_id"][stay[r]].astype(float)
-    hadm[null_hadm] = np.nan
-    chart_us = seconds_to_us(chart)
-    chart_us[date_only] = np.datetime64("NaT")
-    return {
-        "microevent_id": first_id + np.arange(len(r)),
-        "subject_id": ids["subject_id"][stay[r]],
-        "hadm_id": _nullable_int(hadm),
-        "micro_specimen_id": spec_id[r],
-        "chartdate": seconds_to_us(day),
-        "charttime": chart_us,
-        "spec_itemid": spec[:, 0].astype(np.int64),
-        "spec_type_desc": spec[:, 1],
-        "test_seq": np.ones(len(r), dtype=np.int64),
-        "storedate": seconds_to_us(day + 2 * DAY),
-        "storetime": seconds_to_us(chart + 2 * DAY + 3 * HOUR),
-        "test_itemid": spec[:, 2].astype(np.int64),
-        "test_name": spec[:, 3],
-        **results,
-    }
+    growth = np.where(s.infection[stay], PLAN_GROWTH, 0.0)
+    if antibiotic_h is not None:
+        extra = _routine_icu_cultures(rng, s, ids["hadm_id"], antibiotic_h)
+        stay, kind, time, growth = (
+            np.concatenate(p) for p in zip((stay, kind, time, growth), extra, strict=True)
+        )
+    return culture_columns(rng, stay, kind, time, growth, ids, admit, q, first_id, first_specimen)
+
+
+def _routine_icu_cultures(
+    rng: np.random.Generator, s: StayState, hadm: np.ndarray, antibiotic_h: np.ndarray
+) -> tuple[np.ndarray, ...]:
+    """(stay, kind, time, chance of growth) of routine cultures of antibiotic-free admissions."""
+    _, adm, inverse = np.unique(hadm, return_index=True, return_inverse=True)
+    treated = np.zeros(len(adm), dtype=bool)
+    np.logical_or.at(treated, inverse, ~np.isnan(antibiotic_h))
+    free = np.flatnonzero(~treated[inverse])
+    stay, kind, hours, growth = routine_cultures(
+        rng, np.zeros(len(free)), s.los_h[free], *ICU_CULTURE_RATE, icu=True
+    )
+    stay = free[stay]
+    return stay, kind, s.intime[stay] + minutes(hours), growth
+
+
+def ward_micro(
+    rng: np.random.Generator,
+    admit: np.ndarray,
+    disch: np.ndarray,
+    ids: dict[str, np.ndarray],
+    q: QuirkRates,
+    first_id: int,
+    first_specimen: int,
+) -> Columns:
+    """Routine cultures of a chunk of admissions without an ICU stay (no antibiotics there)."""
+    span = (disch - admit) / HOUR
+    owner, kind, hours, growth = routine_cultures(
+        rng, np.zeros(len(admit)), span, *WARD_CULTURE_RATE, icu=False
+    )
+    time = admit[owner] + minutes(hours)
+    return culture_columns(rng, owner, kind, time, growth, ids, admit, q, first_id, first_specimen)
 
 
 def _specimens(
@@ -119,54 +133,6 @@ def _specimens(
     other = 2 + (np.arange(len(stay)) % (len(MICRO_SPECIMENS) - 2))
     kind = np.where(s.infection[stay], np.where(k < 2, 0, other), 4)
     return stay, kind, s.intime[stay] + minutes(hours)
-
-
-def _results(rng: np.random.Generator, infected: np.ndarray) -> tuple[np.ndarray, Columns]:
-    """Result rows: one per negative specimen, one per organism x tested antibiotic if positive.
-
-    Returns the specimen index of each row and the organism/susceptibility columns.
-    """
-    m = len(infected)
-    positive = infected & (rng.random(m) < 0.4)
-    organisms = np.where(positive, rng.integers(1, 3, m), 1)
-    tested = np.where(positive, rng.integers(0, 4, m), 0)
-    rows_per = np.where(positive, organisms * np.maximum(tested, 1), 1)
-    r = np.repeat(np.arange(m), rows_per)
-    j = group_arange(rows_per)
-    pos = positive[r]
-    isolate = j // np.maximum(tested[r], 1)
-    org = (rng.integers(0, len(ORGANISMS), m)[r] + isolate) % len(ORGANISMS)
-    sentinel = ~pos & (rng.random(len(r)) < 0.15)
-    ab = rng.integers(0, len(SUSCEPTIBILITY_ANTIBIOTICS), len(r))
-    has_ab = pos & (tested[r] > 0)
-    org_id = np.where(sentinel, float(ORG_NEGATIVE[0]), np.nan)
-    org_id[pos] = np.array([o[0] for o in ORGANISMS])[org][pos]
-    org_name = _or_null(sentinel, ORG_NEGATIVE[1])
-    org_name[pos] = np.array([o[1] for o in ORGANISMS], dtype=object)[org][pos]
-    ab_id = np.where(has_ab, np.array([a[0] for a in SUSCEPTIBILITY_ANTIBIOTICS])[ab], np.nan)
-    interpretation = np.array(INTERPRETATIONS)[rng.integers(0, len(INTERPRETATIONS), len(r))]
-    return r, {
-        "org_itemid": _nullable_int(org_id),
-        "org_name": org_name,
-        "isolate_num": _nullable_int(np.where(pos, 1 + isolate, np.nan)),
-        "ab_itemid": _nullable_int(ab_id),
-        "ab_name": _or_null(has_ab, np.array([a[1] for a in SUSCEPTIBILITY_ANTIBIOTICS])[ab]),
-        "dilution_text": _or_null(has_ab, "<=1"),
-        "dilution_comparison": _or_null(has_ab, "<="),
-        "dilution_value": np.where(has_ab, 1.0, np.nan),
-        "interpretation": _or_null(has_ab, interpretation),
-    }
-
-
-def _or_null(mask: np.ndarray, values: np.ndarray | str) -> np.ndarray:
-    """``values`` where ``mask`` holds, NULL elsewhere (an object array)."""
-    out = np.full(len(mask), None, dtype=object)
-    out[mask] = values[mask] if isinstance(values, np.ndarray) else values
-    return out
-
-
-def _nullable_int(values: np.ndarray) -> Any:
-    return pa.array(values, from_pandas=True).cast(pa.int64())
 
 
 def prescriptions_chunk(

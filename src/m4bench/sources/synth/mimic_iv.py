@@ -45,6 +45,7 @@ from m4bench.sources.synth.mimic_infection import (
     infection_plan,
     micro_chunk,
     prescriptions_chunk,
+    ward_micro,
     ward_prescriptions,
 )
 from m4bench.sources.synth.mimic_ingredients import ingredientevents_chunk
@@ -190,10 +191,9 @@ def _stay_chunk(
     culture_h, antibiotic_h = infection_plan(infection_rng, state)
     micro = micro_chunk(
         infection_rng, state, culture_h, ids, admit, quirks,
-        sinks.counters["microevent"], sinks.counters["micro_specimen"],
+        sinks.counters["microevent"], sinks.counters["micro_specimen"], antibiotic_h,
     )  # fmt: skip
-    sinks.write("mimiciv_hosp.microbiologyevents", micro, "microevent")
-    sinks.counters["micro_specimen"] += len(np.unique(micro["micro_specimen_id"]))
+    _write_micro(sinks, micro)
     rx_rng = rng("rx")
     rx = prescriptions_chunk(
         rx_rng, state, antibiotic_h, ids, quirks, sinks.counters["pharmacy"], admit, disch
@@ -276,12 +276,20 @@ def _write_ward_medications(
     admit: np.ndarray,
     disch: np.ndarray,
 ) -> None:
-    """Prescriptions, pharmacy orders, their poe orders and emar of ward admissions."""
+    """Prescriptions, pharmacy orders, their poe orders, emar and cultures of ward admissions."""
     rng = stream_rng(seed, _CHUNK_STREAMS["ward_rx"], chunk)
     rx = ward_prescriptions(rng, admit, disch, ids, quirks, sinks.counters["pharmacy"])
     sinks.write("mimiciv_hosp.pharmacy", pharmacy_rows(rng, rx))
     sinks.write("mimiciv_hosp.prescriptions", rx, "pharmacy")
     _write_medication_orders(rng, sinks, rx, ids["hadm_id"], disch)
+    rng = stream_rng(seed, _CHUNK_STREAMS["ward_micro"], chunk)
+    counters = sinks.counters["microevent"], sinks.counters["micro_specimen"]
+    _write_micro(sinks, ward_micro(rng, admit, disch, ids, quirks, *counters))
+
+
+def _write_micro(sinks: _Sinks, micro: dict[str, Any]) -> None:
+    sinks.write("mimiciv_hosp.microbiologyevents", micro, "microevent")
+    sinks.counters["micro_specimen"] += len(np.unique(micro["micro_specimen_id"]))
 
 
 @contextmanager
