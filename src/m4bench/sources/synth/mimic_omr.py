@@ -138,8 +138,10 @@ def _values(
     days = day - base["first_day"][who]
     weight_kg = base["bmi"][who] * height_m**2 * (1 + base["drift"][who] * days)
     weight_kg *= 1 + rng.normal(0, 0.012, n)
-    systolic = np.round(base["systolic"][who] + rng.normal(0, 9, n)).astype(np.int64)
-    diastolic = np.round(base["diastolic"][who] + rng.normal(0, 6, n)).astype(np.int64)
+    systolic = np.round(np.maximum(base["systolic"][who] + rng.normal(0, 9, n), 80))
+    diastolic = np.round(base["diastolic"][who] + rng.normal(0, 6, n))
+    diastolic = np.clip(diastolic, 40, systolic - 20)
+    systolic, diastolic = systolic.astype(np.int64), diastolic.astype(np.int64)
     blood_pressure = pc.binary_join_element_wise(
         pa.array(systolic).cast(pa.string()), pa.array(diastolic).cast(pa.string()), "/"
     )
