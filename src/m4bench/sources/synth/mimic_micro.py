@@ -55,11 +55,12 @@ def routine_cultures(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(owner, kind, hours, chance of growth) of routine cultures over each owner's span.
 
-    Each owner gets Poisson(``base`` + ``per_day`` x days) orders; a blood culture order
+    Each owner gets Poisson(``base`` + ``per_day`` x days) orders (none when its span ends
+    before it starts); a blood culture order
     is two specimens at the same minute.
     """
     span = np.maximum(end_h - start_h, 1.0)
-    count = rng.poisson(base + per_day * span / 24.0)
+    count = np.where(end_h >= start_h, rng.poisson(base + per_day * span / 24.0), 0)
     owner = np.repeat(np.arange(len(span)), count)
     share = np.array([row[2] if icu else row[1] for row in CULTURE_MENU])
     order = rng.choice(len(CULTURE_MENU), size=len(owner), p=share / share.sum())

@@ -43,17 +43,19 @@ def routine_lines(
 ) -> Part:
     """Routine drug lines of owners whose span runs ``start_h`` to ``end_h``.
 
-    Each owner gets Poisson(``base`` + ``per_day`` x days) lines, drawn from the ward or
+    Each owner gets Poisson(``base`` + ``per_day`` x days) lines (none when its span ends
+    before it starts, as for organ-donor admissions), drawn from the ward or
     the ICU shares of the formulary.
     """
     table = routine_drugs()
     span = np.maximum(end_h - start_h, 1.0)
-    count = rng.poisson(base + per_day * span / 24.0)
+    count = np.where(end_h >= start_h, rng.poisson(base + per_day * span / 24.0), 0)
     owner = np.repeat(np.arange(len(span)), count)
     m = len(owner)
     share = table.icu_share if icu else table.ward_share
     drug = rng.choice(len(share), size=m, p=share / share.sum())
-    start = start_h[owner] + rng.beta(0.7, 1.6, m) * span[owner]
+    room = np.maximum(end_h - start_h - 1 / 60, 0.0)  # start a minute before the end at most
+    start = start_h[owner] + rng.beta(0.7, 1.6, m) * room[owner]
     frequency = table.frequency[drug]
     once = frequency == "ONCE"
     duration = np.where(once, rng.uniform(0.5, 2.0, m), rng.lognormal(np.log(14.0), 0.8, m))
@@ -101,7 +103,7 @@ def prescription_columns(
         np.concatenate([p[i] for p in parts]) for i in range(6)
     )
     route = route.astype(object)
-    route[rng.random(len(route)) < q.null_route_antibiotic] = None
+    route[_null_routes(rng, [len(p[0]) for p in parts], q.null_route_antibiotic)] = None
     start = base_time[owner] + minutes(start_h)
     order = np.lexsort((drug.astype(str), start, owner))
     owner, start, dur_h, drug, route, drug_type = (
@@ -127,6 +129,16 @@ def prescription_columns(
         "doses_per_24_hrs": doses_per_day(frequency),
         "route": route,
     }
+
+
+def _null_routes(rng: np.random.Generator, sizes: list[int], rate: float) -> np.ndarray:
+    """Line positions with a NULL route: ``rate`` of each part exactly (rounded)."""
+    picked = [np.zeros(0, dtype=np.int64)]
+    offset = 0
+    for size in sizes:
+        picked.append(offset + rng.choice(size, size=round(rate * size), replace=False))
+        offset += size
+    return np.concatenate(picked)
 
 
 def doses_per_day(frequency: np.ndarray) -> np.ndarray:
