@@ -1,11 +1,12 @@
-"""The keyed join of truth to agent rows and every per-column count, in one query.
+"""The keyed join of truth to agent rows and every per-column count.
 
 Truth rows are FULL JOINed to ``agent_first`` on the key columns (rows without a
 truth side are the output's extra keys). One vectorized aggregate gives, per scored
-column, the matched and uncastable counts and the truth and output row numbers of the
-first few disagreements, per ordered column the summed absolute error, and the output
-row numbers of the first few extra keys; a second, tiny query fetches the sample rows
-as text by row number.
+column, the matched and uncastable counts, per ordered column the summed absolute
+error, and the output row numbers of the first few extra keys. The samples (the first
+disagreements and missing keys in truth order) come from a second join restricted to a
+prefix of the truth long enough to hold them, and a last, tiny query fetches their text
+by row number.
 """
 
 from __future__ import annotations
@@ -143,47 +144,111 @@ def compare_rows(
     layout: AgentLayout,
     sample_size: int,
 ) -> JoinCounts:
-    # Each sample is [truth row, agent row]: the text is later fetched by position.
-    sample = f"min_by([pos, rn], pos, {sample_size}) FILTER (WHERE {{}})" if sample_size else ""
+    """Every count in one full join; the samples in a second, small join (``_sample_rows``)."""
     per_row = [f"t.{TRUTH_ROW} AS pos", "a.rn AS rn", f"{IN_TRUTH} AND {PRESENT} AS present"]
     select = ["count(pos)", _count("present")]
     for index, name in enumerate(spec.scored_columns):
-        row_parts, (matched, uncastable, wrong) = _column_parts(index, name, spec, truth, layout)
+        row_parts, (matched, uncastable, _) = _column_parts(index, name, spec, truth, layout)
         per_row.extend(row_parts)
-        picked = sample.format(wrong) if sample and row_parts else "NULL"
-        select.extend([matched, uncastable, picked])
+        select.extend([matched, uncastable])
     for index, name in enumerate(truth.ordered):
         row_parts, total = _error_parts(index, name, truth, layout)
         per_row.extend(row_parts)
         select.append(total)
     if sample_size:
-        select.append(sample.format("pos IS NOT NULL AND NOT present"))
         select.append(f"min(rn, {sample_size}) FILTER (WHERE pos IS NULL)")
-    sql = (
+    row = con.execute(
         f"SELECT {', '.join(select)} FROM (SELECT {', '.join(per_row)} FROM {TRUTH_VIEW} t "
         f"FULL JOIN {FIRST_TABLE} a ON {join_condition(spec, truth)})"
-    )
-    row = con.execute(sql).fetchone()
+    ).fetchone()
     assert row is not None
     values = iter(row)
     truth_rows, joined = int(next(values)), int(next(values))
-    found: dict[str, tuple[int, int, list[tuple[int, int | None]]]] = {}
-    for name in spec.scored_columns:
-        matched, uncastable, rows = next(values), next(values), next(values)
-        found[name] = (int(matched or 0), int(uncastable or 0), _positions(rows))
+    found = {name: (int(next(values) or 0), int(next(values) or 0)) for name in spec.scored_columns}
     error_sums = {}
     for name in truth.ordered:
         total = next(values)
         if total is not None:
             error_sums[name] = float(total)
-    missing_rows = _positions(next(values)) if sample_size else []
     extra_rows = sorted(int(row) for row in next(values) or []) if sample_size else []
-    samples = _samples(con, spec, truth, layout, found, missing_rows)
+    wrong = {name: joined - matched for name, (matched, _) in found.items()}
+    picked, missing_rows = _sample_rows(
+        con, spec, truth, layout, sample_size, wrong, truth_rows - joined
+    )
+    samples = _samples(con, spec, truth, layout, picked, missing_rows)
     columns = {
         name: ColumnCounts(matched, uncastable, samples.get(name, []))
-        for name, (matched, uncastable, _) in found.items()
+        for name, (matched, uncastable) in found.items()
     }
     return JoinCounts(truth_rows, joined, columns, error_sums, samples.get("", []), extra_rows)
+
+
+# The samples are the first disagreements in truth order, so they lie among the first
+# truth rows: the sample join reads a prefix long enough to hold them at the observed
+# rates (with this much slack), and the whole truth only when the prefix falls short.
+_PREFIX_SLACK = 4
+_PREFIX_MINIMUM = 4096
+
+
+def _prefix_rows(truth_rows: int, sample_size: int, counts: list[int]) -> int:
+    """Truth rows to read so that each count's first ``sample_size`` cases are likely in."""
+    needed = [
+        _PREFIX_SLACK * min(sample_size, count) * truth_rows // count + _PREFIX_MINIMUM
+        for count in counts
+        if count > 0
+    ]
+    return min(truth_rows, max(needed, default=0))
+
+
+def _sample_rows(
+    con: duckdb.DuckDBPyConnection,
+    spec: EvaluationSpec,
+    truth: TruthTable,
+    layout: AgentLayout,
+    sample_size: int,
+    wrong: dict[str, int],
+    missing: int,
+) -> tuple[dict[str, list[tuple[int, int | None]]], list[tuple[int, int | None]]]:
+    """[truth row, output row] of the first disagreements per column and missing keys."""
+    wanted = {name: min(sample_size, count) for name, count in wrong.items()}
+    if not sample_size or (not any(wanted.values()) and not missing):
+        return {name: [] for name in wrong}, []
+    prefix = _prefix_rows(truth.rows, sample_size, [*wrong.values(), missing])
+    while True:
+        picked, missing_rows = _sample_query(con, spec, truth, layout, sample_size, prefix)
+        complete = all(len(picked[name]) >= count for name, count in wanted.items())
+        if prefix >= truth.rows or (complete and len(missing_rows) >= min(sample_size, missing)):
+            return picked, missing_rows
+        prefix = truth.rows
+
+
+def _sample_query(
+    con: duckdb.DuckDBPyConnection,
+    spec: EvaluationSpec,
+    truth: TruthTable,
+    layout: AgentLayout,
+    sample_size: int,
+    prefix: int,
+) -> tuple[dict[str, list[tuple[int, int | None]]], list[tuple[int, int | None]]]:
+    sample = f"min_by([pos, rn], pos, {sample_size}) FILTER (WHERE {{}})"
+    per_row = [f"t.{TRUTH_ROW} AS pos", "a.rn AS rn", f"{PRESENT} AS present"]
+    select = []
+    for index, name in enumerate(spec.scored_columns):
+        row_parts, (*_, wrong) = _column_parts(index, name, spec, truth, layout)
+        per_row.extend(row_parts)
+        select.append(sample.format(wrong) if row_parts else "NULL")
+    select.append(sample.format("NOT present"))
+    row = con.execute(
+        # The LIMIT (which drops nothing: exactly ``prefix`` rows pass the filter) tells
+        # the planner how small the truth side is, so the hash table is built on it and
+        # the output's rows only probe it.
+        f"SELECT {', '.join(select)} FROM (SELECT {', '.join(per_row)} FROM "
+        f"(SELECT * FROM {TRUTH_VIEW} WHERE {TRUTH_ROW} < {prefix} LIMIT {prefix}) t "
+        f"LEFT JOIN {FIRST_TABLE} a ON {join_condition(spec, truth)})"
+    ).fetchone()
+    assert row is not None
+    picked = {name: _positions(row[index]) for index, name in enumerate(spec.scored_columns)}
+    return picked, _positions(row[-1])
 
 
 def _positions(pairs: list[list[int | None]] | None) -> list[tuple[int, int | None]]:
@@ -206,12 +271,12 @@ def _samples(
     spec: EvaluationSpec,
     truth: TruthTable,
     layout: AgentLayout,
-    found: dict[str, tuple[int, int, list[tuple[int, int | None]]]],
+    picked: dict[str, list[tuple[int, int | None]]],
     missing_rows: list[tuple[int, int | None]],
 ) -> dict[str, list[dict[str, Any]]]:
     """Sample records per column ("" = missing keys), fetched by truth and agent row
     number so that neither side is scanned in full."""
-    pairs = {pair for *_, rows in found.values() for pair in rows} | set(missing_rows)
+    pairs = {pair for rows in picked.values() for pair in rows} | set(missing_rows)
     if not pairs:
         return {}
     wanted = ", ".join(str(row) for row in sorted({truth_row for truth_row, _ in pairs}))
@@ -237,7 +302,7 @@ def _samples(
     for index, name in enumerate(spec.scored_columns):
         samples[name] = [
             _mismatch(by_row[row][1], *by_row[row][2 + 3 * index : 5 + 3 * index])
-            for row, _ in found[name][2]
+            for row, _ in picked[name]
         ]
     return samples
 
