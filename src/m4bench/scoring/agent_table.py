@@ -150,14 +150,15 @@ def _create_agent_sql(
             if j // FLAG_BITS == word
         ]
         final.append(f"CAST({' + '.join(bits)} AS BIGINT) AS w{word}")
-    # Every CSV column is read (and its non-null cells counted): DuckDB 1.4.1 fails
-    # internally when rejected lines are stored while some columns are skipped.
-    width = " + ".join(
-        f"CAST(c{index} IS NOT NULL AS INTEGER)" for index in range(len(header.names))
-    )
-    cells.append(f"{width} AS cells")
-    final.append("cells")
-    typed.append("cells")
+    # Every CSV column must be read: DuckDB 1.4.1 fails internally when rejected lines
+    # are stored while some columns are skipped. Columns not compared are kept alive by
+    # one stored flag (whether all of them are empty), which nothing else reads.
+    compared = {header.positions[name] for name in [*spec.key_columns, *layout.values]}
+    unread = [f"c{index} IS NULL" for index in range(len(header.names)) if index not in compared]
+    if unread:
+        cells.append(f"{' AND '.join(unread)} AS unread")
+        final.append("unread")
+        typed.append("unread")
     return (
         f"CREATE TABLE {AGENT_TABLE} AS SELECT {', '.join(final)} FROM ("
         f"SELECT *, {' AND '.join(ok_parts)} AS key_ok FROM ("
