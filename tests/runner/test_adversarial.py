@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from fake_openai import serve
 from run_bench import Bench, needs_bwrap
-from scripted_model import serve
 
 from m4bench.fileio import sha256_file
 from m4bench.provision.ground_truth import ground_truth_path

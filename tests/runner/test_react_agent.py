@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from fake_openai import serve, text_reply, tool_reply, usage
 from run_bench import Bench, needs_bwrap
-from scripted_model import answer, serve, tool_call, usage
 
 from m4bench.agents.atif import Trajectory
 
@@ -22,9 +22,9 @@ WRITE = (
 
 def test_react_explores_writes_output_and_is_scored(bench: Bench, tmp_path: Path) -> None:
     replies = [
-        tool_call("c1", "run_sql", {"query": EXPLORE}, usage(100, 20, cached=30)),
-        tool_call("c2", "run_sql", {"query": WRITE}, usage(150, 25, cached=100)),
-        answer("Wrote output.csv.", usage(200, 10, cached=150)),
+        tool_reply("c1", "run_sql", {"query": EXPLORE}, usage(100, 20, cached=30)),
+        tool_reply("c2", "run_sql", {"query": WRITE}, usage(150, 25, cached=100)),
+        text_reply("Wrote output.csv.", usage(200, 10, cached=150)),
     ]
     with serve(replies) as model:
         record = bench.run(
@@ -50,7 +50,7 @@ def test_react_explores_writes_output_and_is_scored(bench: Bench, tmp_path: Path
     assert record.usage.input_cache_read == 30 + 100 + 150
     assert record.usage.output == 55
     assert record.usage.turns == 3 and record.usage.tool_calls == 2
-    assert record.versions.models_reported == ["scripted-model-7"]
+    assert record.versions.models_reported == ["fake-model-1"]
     egress = record.sandbox.egress
     assert egress is not None and egress.connections == 3 and egress.refused == 0
     assert egress.allowed_endpoints == [f"127.0.0.1:{model.port}"]

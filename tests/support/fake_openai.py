@@ -1,4 +1,4 @@
-"""A scripted OpenAI-compatible chat server on 127.0.0.1 for tests.
+"""A scripted OpenAI-compatible chat server on 127.0.0.1 for tests (agents and runner).
 
 Each POST to ``/v1/chat/completions`` gets the next scripted reply; every request
 body is recorded so tests can check what the agent sent.
