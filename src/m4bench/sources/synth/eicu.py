@@ -34,6 +34,7 @@ from m4bench.sources.synth import (
     eicu_filler,
     eicu_intakeoutput,
     eicu_labs_vitals,
+    eicu_nurse_volume,
     eicu_nursecharting,
     eicu_patient,
     eicu_physicalexam,
@@ -75,6 +76,15 @@ BUILDERS: dict[str, Builder] = {
     "vitalperiodic": lambda c, r, q: eicu_labs_vitals.vitalperiodic(c, r),
     "vitalaperiodic": lambda c, r, q: eicu_labs_vitals.vitalaperiodic(c, r),
     "infusiondrug": lambda c, r, q: eicu_labs_vitals.infusiondrug(c, r),
+}
+
+
+VolumeBuilder = Callable[[EicuCohort, np.random.Generator], dict[str, Any]]
+
+# Documentation rows added to a table from a stream of their own, so the rows the eICU
+# tasks read are the same with or without them; with the column the merge sorts by.
+VOLUME: dict[str, tuple[VolumeBuilder, str]] = {
+    "nursecharting": (eicu_nurse_volume.nursecharting_volume, "nursingchartoffset"),
 }
 
 
@@ -203,7 +213,34 @@ def chunk_tables(seed: int, chunk: int, start: int, n: int, rates: EicuQuirkRate
         builder = BUILDERS.get(table.name)
         columns = builder(cohort, rng, rates) if builder else eicu_filler.filler(table, cohort, rng)
         tables[table.name] = _as_arrow(table, columns)
+        if table.name in VOLUME:
+            build, offset = VOLUME[table.name]
+            volume_rng = stream_rng(seed, table_stream(f"{table.name}.volume"), chunk)
+            more = _as_arrow(table, build(cohort, volume_rng))
+            tables[table.name] = merge_rows(table, tables[table.name], more, offset)
     return tables
+
+
+def merge_rows(
+    table: Table, first: dict[str, pa.Array], second: dict[str, pa.Array], offset: str
+) -> dict[str, pa.Array]:
+    """Both row sets in one, sorted by stay and ``offset`` (stable: ``first`` leads on ties)."""
+    schema = arrow_schema(table)
+    names = [c for c in table.column_names if c in first or c in second]
+    length = {
+        id(first): len(first["patientunitstayid"]),
+        id(second): len(second["patientunitstayid"]),
+    }
+
+    def column(part: dict[str, pa.Array], name: str) -> pa.Array:
+        found = part.get(name)
+        return found if found is not None else pa.nulls(length[id(part)], schema.field(name).type)
+
+    merged = pa.table(
+        {name: pa.concat_arrays([column(first, name), column(second, name)]) for name in names}
+    )
+    merged = merged.sort_by([("patientunitstayid", "ascending"), (offset, "ascending")])
+    return {name: merged.column(name).combine_chunks() for name in names}
 
 
 def _as_arrow(table: Table, columns: dict[str, Any]) -> dict[str, pa.Array]:
