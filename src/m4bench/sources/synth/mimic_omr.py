@@ -37,6 +37,9 @@ RESULTS = (
     ("eGFR", 0.12),
 )
 
+_NAMES = np.array(sorted({name for name, _ in RESULTS}), dtype=object)
+_NAME_RANK = np.array([list(_NAMES).index(name) for name, _ in RESULTS])
+
 
 def omr_chunks(seed: int, cohort: Cohort, conditions: np.ndarray) -> Iterator[Columns]:
     """The omr table in chunks of :data:`CHUNK_PATIENTS` patients (in patient order)."""
@@ -80,17 +83,18 @@ def _omr_rows(
     recorded[:, 3] &= recorded[:, 2]
     visit, slot = np.nonzero(recorded)
     values = _values(rng, base, who[visit], day[visit], slot)
-    names = np.array([name for name, _ in RESULTS], dtype=object)[slot]
+    name_rank = _NAME_RANK[slot]  # rows sort by result_name within a date
     p, d = who[visit], day[visit]
-    order = np.lexsort((slot, names, d, p))
-    p, d, names, values = p[order], d[order], names[order], values.take(pa.array(order))
-    new = np.r_[True, (p[1:] != p[:-1]) | (d[1:] != d[:-1]) | (names[1:] != names[:-1])]
+    order = np.lexsort((slot, name_rank, d, p))
+    p, d, name_rank = p[order], d[order], name_rank[order]
+    values = values.take(pa.array(order))
+    new = np.r_[True, (p[1:] != p[:-1]) | (d[1:] != d[:-1]) | (name_rank[1:] != name_rank[:-1])]
     runs = np.diff(np.r_[np.flatnonzero(new), len(p)])
     return {
         "subject_id": cohort.patients.subject_id[patients[p]],
         "chartdate": d.astype("datetime64[D]"),
         "seq_num": group_arange(runs) + 1,
-        "result_name": names,
+        "result_name": _NAMES[name_rank],
         "result_value": values,
     }
 

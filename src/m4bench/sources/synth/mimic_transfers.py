@@ -90,7 +90,9 @@ def _columns(rng: np.random.Generator, cohort: Cohort, rows: _Rows) -> Columns:
     is_stay = rows.stay >= 0
     n_other = int((~is_stay).sum())
     ids = unique_ids(rng, n_other + len(s), 30_000_000, 40_000_000)
-    ids = np.setdiff1d(ids, s.stay_id)[:n_other]
+    stays = np.sort(s.stay_id)
+    taken = stays[np.minimum(np.searchsorted(stays, ids), len(stays) - 1)] == ids
+    ids = ids[~taken][:n_other]  # sorted ids that are no stay_id
     rng.shuffle(ids)
     transfer_id = np.zeros(len(rows.adm), dtype=np.int64)
     transfer_id[is_stay] = s.stay_id[rows.stay[is_stay]]
