@@ -31,6 +31,7 @@ from m4bench.sources.schema import EICU
 from m4bench.sources.schema.base import Table
 from m4bench.sources.synth import (
     eicu_apache,
+    eicu_bedside_volume,
     eicu_filler,
     eicu_intakeoutput,
     eicu_labs_vitals,
@@ -85,6 +86,10 @@ VolumeBuilder = Callable[[EicuCohort, np.random.Generator], dict[str, Any]]
 # tasks read are the same with or without them; with the column the merge sorts by.
 VOLUME: dict[str, tuple[VolumeBuilder, str]] = {
     "nursecharting": (eicu_nurse_volume.nursecharting_volume, "nursingchartoffset"),
+    "vitalaperiodic": (eicu_bedside_volume.vitalaperiodic_volume, "observationoffset"),
+    "respiratorycharting": (eicu_bedside_volume.respiratorycharting_volume, "respchartoffset"),
+    "physicalexam": (eicu_bedside_volume.physicalexam_volume, "physicalexamoffset"),
+    "infusiondrug": (eicu_bedside_volume.infusiondrug_volume, "infusionoffset"),
 }
 
 
