@@ -53,7 +53,7 @@ before = peak_gib()
 builders = {
     "transfers": lambda: mimic_admin.transfers_table(0, cohort),
     "diagnoses_icd": lambda: mimic_codes.diagnoses_table(0, cohort, conditions, acute),
-    "procedures_icd": lambda: mimic_codes.procedures_table(0, cohort),
+    "procedures_icd": lambda: mimic_codes.procedures_table(0, cohort, acute[:, 2]),
     "omr": lambda: mimic_codes.omr_table(0, cohort, conditions),
 }
 out = {"admissions": n, "cohort_seconds": cohort_seconds, "peak_before": before, "tables": {}}

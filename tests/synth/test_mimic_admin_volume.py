@@ -18,7 +18,12 @@ from sqlglot import exp
 from synth_helpers import one
 
 import m4bench
-from m4bench.sources.synth.mimic_code_filler import FILLER_GROUP, filler_diagnosis_codes
+from m4bench.sources.synth.mimic_code_filler import (
+    AIRWAY,
+    FILLER_GROUP,
+    VENTILATION_CODES,
+    filler_diagnosis_codes,
+)
 from m4bench.sources.synth.mimic_vocab import CAREUNITS, icd_codes
 
 H = "mimiciv_hosp"
@@ -182,6 +187,30 @@ def test_procedures_fall_inside_their_admission(con: duckdb.DuckDBPyConnection) 
             OR p.chartdate > CAST(a.dischtime AS DATE))""",
     )
     assert outside == 0
+
+
+def test_ventilation_is_coded_for_ventilated_admissions(con: duckdb.DuckDBPyConnection) -> None:
+    """Airway plus duration codes exactly where procedureevents shows invasive ventilation."""
+    vent = ", ".join(f"'{c}'" for c in sorted(VENTILATION_CODES))
+    coded = {
+        r[0]
+        for r in con.execute(
+            f"SELECT DISTINCT hadm_id FROM {H}.procedures_icd WHERE icd_code IN ({vent})"
+        ).fetchall()
+    }
+    ventilated = {
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT hadm_id FROM mimiciv_icu.procedureevents WHERE itemid = 225792"
+        ).fetchall()
+    }
+    assert coded and coded == ventilated
+    airways = one(
+        con,
+        f"""SELECT COUNT(*) FROM {H}.procedures_icd
+        WHERE icd_code IN ('{AIRWAY[9]}', '{AIRWAY[10]}')""",
+    )
+    assert airways == len(coded)
 
 
 # --- transfers --------------------------------------------------------------------------------

@@ -37,13 +37,14 @@ PROCEDURE_WEIGHTS = {
     "3891": 2.0, "30233N1": 3.0, "4516": 1.5, "0DJ08ZZ": 1.5, "9915": 1.5, "3E0G76Z": 1.5,
 }  # fmt: skip
 
-# procedures done only with an ICU stay (airway, ventilation, arterial and femoral lines, ...)
+# procedures done only with an ICU stay (arterial and femoral lines, bronchoscopy, ...)
 ICU_PROCEDURES = frozenset(
-    {
-        "9604", "9671", "9672", "3891", "3961", "3323", "3324",
-        "0BH17EZ", "5A1935Z", "5A1945Z", "5A1955Z", "5A1221Z", "06HM33Z",
-    }
+    {"3891", "3961", "3323", "3324", "5A1221Z", "06HM33Z"}
 )  # fmt: skip
+# the airway and the ventilation of each ICD version: coded for ventilated admissions only
+AIRWAY = {9: "9604", 10: "0BH17EZ"}
+VENTILATION = {9: ("9671", "9672"), 10: ("5A1935Z", "5A1945Z", "5A1955Z")}
+VENTILATION_CODES = frozenset(AIRWAY.values()) | {c for v in VENTILATION.values() for c in v}
 
 
 @dataclass(frozen=True)
@@ -69,13 +70,16 @@ def diagnosis_pools() -> dict[int, CodePool]:
 
 @lru_cache(maxsize=2)
 def procedure_pools(icu: bool) -> dict[int, CodePool]:
-    """The procedures of each ICD version, for admissions with (or without) an ICU stay."""
+    """The procedures of each ICD version drawn at random (never the ventilation ones), for
+    admissions with (or without) an ICU stay."""
     pools: dict[int, CodePool] = {}
     for version in (9, 10):
         codes = [
             r[1]
             for r in icd_codes()["procedures"]
-            if r[0] == version and (icu or r[1] not in ICU_PROCEDURES)
+            if r[0] == version
+            and r[1] not in VENTILATION_CODES
+            and (icu or r[1] not in ICU_PROCEDURES)
         ]
         pools[version] = _pool(codes, PROCEDURE_WEIGHTS)
     return pools

@@ -10,7 +10,9 @@ import pyarrow as pa
 
 from m4bench.sources.synth.core import group_arange, stream_rng
 from m4bench.sources.synth.mimic_code_filler import (
+    AIRWAY,
     MAX_CODES,
+    VENTILATION,
     diagnosis_pools,
     draw_with_repeats,
     draw_without_repeats,
@@ -140,35 +142,56 @@ def _cover_every_group(has: np.ndarray, version: np.ndarray) -> None:
             has[rows[(group * 37 + v) % len(rows)], group] = True
 
 
-def procedures_table(seed: int, cohort: Cohort) -> Columns:
+def procedures_table(seed: int, cohort: Cohort, ventilated: np.ndarray) -> Columns:
     """About 1.6 procedures per admission: about 4.3 with an ICU stay, 1.0 without.
 
-    ICU admissions draw from every procedure; the others not from the ICU-only ones
-    (airway, ventilation, arterial line, ...). A procedure may repeat within an admission.
+    An admission whose stays were invasively ventilated (``ventilated``, per admission)
+    lists the airway and a ventilation duration first; the others are drawn by weight,
+    with repeats, ICU admissions from every other procedure and the rest not from the
+    ICU-only ones (arterial line, bronchoscopy, ...).
     """
     rng = stream_rng(seed, STREAM_CODES, 2)
     adm = cohort.admissions
     version = icd_version(seed, cohort)
-    mean = np.where(adm.is_icu, 4.3, 1.0)
+    vent = ventilated & adm.is_icu
+    mean = np.where(adm.is_icu, np.where(vent, 2.8, 4.0), 1.0)
     shape = np.where(adm.is_icu, 2.0, 0.6)
     count = rng.poisson(rng.gamma(shape, mean / shape))
-    count[adm.is_icu] = np.maximum(count[adm.is_icu], 1)
+    count[adm.is_icu & ~vent] = np.maximum(count[adm.is_icu & ~vent], 1)
     a = np.repeat(np.arange(len(adm)), count)
     codes = np.empty(len(a), dtype=object)
     for icu in (False, True):
         for v, pool in procedure_pools(icu).items():
             sel = np.flatnonzero((adm.is_icu[a] == icu) & (version[a] == v))
             codes[sel] = draw_with_repeats(rng, pool, len(sel))
+    v_adm, v_codes = _ventilation_codes(rng, np.flatnonzero(vent), version)
+    a = np.concatenate([v_adm, a])
+    codes = np.concatenate([v_codes, codes])
+    order = np.argsort(a, kind="stable")
+    a, codes = a[order], codes[order]
     span = np.maximum(adm.dischtime[a] - adm.admittime[a], 0)
     day = (adm.admittime[a] + (rng.random(len(a)) * span).astype(np.int64)) // 86_400
     return {
         "subject_id": cohort.patients.subject_id[adm.subj[a]],
         "hadm_id": adm.hadm_id[a],
-        "seq_num": group_arange(count) + 1,
+        "seq_num": group_arange(np.bincount(a, minlength=len(adm))) + 1,
         "chartdate": day.astype("datetime64[D]"),
         "icd_code": codes,
         "icd_version": version[a].astype(np.int16),
     }
+
+
+def _ventilation_codes(
+    rng: np.random.Generator, rows: np.ndarray, version: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The airway and one ventilation duration code for each ventilated admission."""
+    airway = np.array([AIRWAY[v] for v in (9, 10)], dtype=object)[(version[rows] == 10) * 1]
+    duration = np.empty(len(rows), dtype=object)
+    for v, options in VENTILATION.items():
+        sel = version[rows] == v
+        duration[sel] = np.array(options, dtype=object)[rng.integers(0, len(options), sel.sum())]
+    codes = np.column_stack([airway, duration]).ravel()
+    return np.repeat(rows, 2), codes
 
 
 def d_icd_diagnoses_table() -> Columns:

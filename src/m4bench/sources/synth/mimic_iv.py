@@ -421,7 +421,7 @@ def _write_whole_tables(
         "mimiciv_hosp.transfers": mimic_admin.transfers_table(seed, cohort),
         "mimiciv_hosp.services": mimic_admin.services_table(seed, cohort),
         "mimiciv_hosp.diagnoses_icd": mimic_codes.diagnoses_table(seed, cohort, conditions, acute),
-        "mimiciv_hosp.procedures_icd": mimic_codes.procedures_table(seed, cohort),
+        "mimiciv_hosp.procedures_icd": mimic_codes.procedures_table(seed, cohort, acute[:, 2]),
         "mimiciv_hosp.d_icd_diagnoses": mimic_codes.d_icd_diagnoses_table(),
         "mimiciv_hosp.d_icd_procedures": mimic_codes.d_icd_procedures_table(),
         "mimiciv_icu.d_items": mimic_codes.d_items_table(),
