@@ -39,6 +39,7 @@ from m4bench.sources.synth import (
     eicu_nursecharting,
     eicu_patient,
     eicu_physicalexam,
+    eicu_records,
     eicu_respiratory,
 )
 from m4bench.sources.synth.chunk_pool import check_workers, ordered_map
@@ -62,6 +63,7 @@ CHUNK_STAYS = 2_000
 DATASET_VERSION = "2.0"
 
 Builder = Callable[[EicuCohort, np.random.Generator, EicuQuirkRates], dict[str, Any]]
+VolumeBuilder = Callable[[EicuCohort, np.random.Generator], dict[str, Any]]
 
 BUILDERS: dict[str, Builder] = {
     "patient": lambda c, r, q: eicu_patient.patient(c, r),
@@ -80,7 +82,12 @@ BUILDERS: dict[str, Builder] = {
 }
 
 
-VolumeBuilder = Callable[[EicuCohort, np.random.Generator], dict[str, Any]]
+def _records(build: VolumeBuilder) -> Builder:
+    return lambda c, r, q: build(c, r)
+
+
+BUILDERS.update({name: _records(build) for name, build in eicu_records.BUILDERS.items()})
+
 
 # Documentation rows added to a table from a stream of their own, so the rows the eICU
 # tasks read are the same with or without them; with the column the merge sorts by.

@@ -5,7 +5,7 @@ eICU tasks read make up a little over half. The rest charted here: the oxygen de
 and flow every hour, sedation (RASS) and delirium (CAM-ICU) scores, bedside glucose,
 central venous pressure for stays with a central line, end-tidal CO2 while ventilated,
 pulmonary artery pressures and cardiac output for stays with a PA catheter, and the
-four-hourly system assessments. No row carries a label pair an eICU task selects (GCS
+three-hourly system assessments. No row carries a label pair an eICU task selects (GCS
 labels, heart rate, respiratory rate, temperature, the arterial and cuff pressures).
 Rows start no earlier than the stay's first charting time and end at unit discharge.
 """
@@ -98,7 +98,7 @@ def nursecharting_volume(cohort: EicuCohort, rng: np.random.Generator) -> dict[s
 
 
 def _on_vent(cohort: EicuCohort, owner: np.ndarray, offset: np.ndarray) -> np.ndarray:
-    return (
+    return np.asarray(
         cohort.ventilated[owner]
         & (offset >= cohort.vent_start[owner])
         & (offset <= cohort.vent_end[owner])
