@@ -207,13 +207,13 @@ def infusiondrug_volume(cohort: EicuCohort, rng: np.random.Generator) -> dict[st
     sed_first = len(FLUID_DRIPS)
     other_first = sed_first + len(SEDATION_DRIPS)
     # Episodes: (stay, drug, start, end, step); at most one of each group per stay.
-    fluid = rng.random(n) < 0.5
+    fluid = rng.random(n) < 0.65
     f_start = floor + rng.integers(0, 120, n)
     f_end = np.minimum(los, f_start + rng.lognormal(np.log(1800.0), 0.5, n).astype(np.int64))
     sedated = cohort.ventilated & (rng.random(n) < 0.55)
     s_start = np.maximum(cohort.vent_start, floor) + 15
     s_end = np.minimum(cohort.vent_end, los)
-    other = rng.random(n) < 0.45
+    other = rng.random(n) < 0.6
     o_start = floor + rng.integers(0, 1440, n)
     o_end = np.minimum(los, o_start + rng.lognormal(np.log(1500.0), 0.6, n).astype(np.int64))
     groups = (

@@ -29,12 +29,13 @@ def round_grid(
 
     ``stays`` is a boolean mask over the chunk's stays; ``start``, ``end`` and an array
     ``step`` are per stay of the whole chunk. Stays whose end precedes their start get
-    no row.
+    no row; times moved off the grid stay inside ``start .. end``.
     """
     index = np.flatnonzero(stays & (end >= start))
     steps = step[index] if isinstance(step, np.ndarray) else step
     owner, offset = time_grid(rng, start[index], end[index], steps, off_hour)
-    return index[owner], offset
+    owner = index[owner]
+    return owner, np.clip(offset, start[owner], end[owner])
 
 
 def choice_text(
