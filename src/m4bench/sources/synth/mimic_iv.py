@@ -40,6 +40,7 @@ from m4bench.sources.synth.mimic_cohort import (
     Cohort,
     build_cohort,
 )
+from m4bench.sources.synth.mimic_dates import datetimeevents_chunk
 from m4bench.sources.synth.mimic_emar import emar_tables
 from m4bench.sources.synth.mimic_infection import (
     infection_plan,
@@ -56,7 +57,6 @@ from m4bench.sources.synth.mimic_latent import StayState, stay_state, subject_co
 from m4bench.sources.synth.mimic_orders import admission_orders, medication_orders
 from m4bench.sources.synth.mimic_prescribing import pharmacy_rows
 from m4bench.sources.synth.mimic_treatments import (
-    datetimeevents_chunk,
     inputevents_chunk,
     outputevents_chunk,
     procedureevents_chunk,
@@ -185,8 +185,10 @@ def _stay_chunk(
     inputs = inputevents_chunk(rng("input"), state, ids, quirks, sinks.counters["order"])
     sinks.write("mimiciv_icu.inputevents", inputs, "order")
     sinks.write("mimiciv_icu.ingredientevents", ingredientevents_chunk(rng("ingredient"), inputs))
-    sinks.write("mimiciv_icu.procedureevents", procedureevents_chunk(rng("procedure"), state, ids))
-    sinks.write("mimiciv_icu.datetimeevents", datetimeevents_chunk(rng("datetime"), state, ids))
+    procedures = procedureevents_chunk(rng("procedure"), state, ids)
+    sinks.write("mimiciv_icu.procedureevents", procedures)
+    dates = datetimeevents_chunk(rng("datetime"), state, ids, procedures, admit)
+    sinks.write("mimiciv_icu.datetimeevents", dates)
     infection_rng = rng("micro")
     culture_h, antibiotic_h = infection_plan(infection_rng, state)
     micro = micro_chunk(

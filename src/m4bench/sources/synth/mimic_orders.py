@@ -40,8 +40,8 @@ from m4bench.sources.synth.mimic_orders_vocab import (
 from m4bench.sources.synth.text_columns import dash_ids, names, pick, vocab, weighted
 
 Columns = dict[str, Any]
-ORDERS_PER_DAY_WARD = 13.0
-ORDERS_PER_DAY_ICU = 21.0
+ORDERS_PER_DAY_WARD = 5.5
+ORDERS_PER_DAY_ICU = 9.0
 FOLLOW_UP_SHARE = 0.2  # of the orders other than ADT and code status
 MEDICATION_DC_SHARE = 0.45  # of the prescription lines, ended by an explicit 'D/C' order
 ACTIVE_SHARE = 0.25  # of the orders never followed up, still 'Active' at discharge

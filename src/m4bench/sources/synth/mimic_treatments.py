@@ -1,6 +1,7 @@
 """icu.outputevents (urine), icu.inputevents (vasoactive drips, fluids, CRRT additives; the
 other infusions come from ``mimic_infusions``),
-icu.procedureevents (dialysis, lines) and icu.datetimeevents for one chunk of stays."""
+icu.procedureevents (dialysis, lines; the other procedures come from ``mimic_procedures``)
+for one chunk of stays. icu.datetimeevents is built by ``mimic_dates``."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from typing import Any
 import numpy as np
 
 from m4bench.sources.synth.core import QuirkRates, at_least_one, group_arange, seconds_to_us
-from m4bench.sources.synth.mimic_cohort import HOUR
 from m4bench.sources.synth.mimic_events import Timeline, timeline
 from m4bench.sources.synth.mimic_infusions import infusion_columns
 from m4bench.sources.synth.mimic_latent import StayState
+from m4bench.sources.synth.mimic_procedures import more_procedure_columns
 from m4bench.sources.synth.mimic_vocab import (
     URINE_ITEMS_MINOR,
     VASOPRESSOR_RARE_UNITS,
@@ -317,6 +318,20 @@ def _input_columns(
 def procedureevents_chunk(
     rng: np.random.Generator, s: StayState, ids: dict[str, np.ndarray]
 ) -> Columns:
+    """Every procedureevents row of the chunk's stays: the rows the concepts read, then
+    imaging, cultures, airway and other procedures (``mimic_procedures``), sorted by stay
+    and start time."""
+    concept = concept_procedure_columns(rng, s, ids)
+    # the other procedures draw from their own stream, so the rows above stay as they were
+    more = more_procedure_columns(rng.spawn(1)[0], s, ids)
+    both = {key: np.concatenate([concept[key], more[key]]) for key in concept}
+    rank = np.lexsort((both["itemid"], both["starttime"], both["stay_id"]))
+    return {key: value[rank] for key, value in both.items()}
+
+
+def concept_procedure_columns(
+    rng: np.random.Generator, s: StayState, ids: dict[str, np.ndarray]
+) -> Columns:
     """Dialysis, lines and (unused by the concepts) ventilation procedures."""
     n = len(s)
     ihd = s.ihd
@@ -362,25 +377,4 @@ def procedureevents_chunk(
         "isopenbag": np.zeros(m, dtype=np.int16),
         "continueinnextdept": np.zeros(m, dtype=np.int16),
         "statusdescription": np.full(m, "FinishedRunning", dtype=object),
-    }
-
-
-def datetimeevents_chunk(
-    rng: np.random.Generator, s: StayState, ids: dict[str, np.ndarray]
-) -> Columns:
-    stay = np.concatenate([np.flatnonzero(s.art_line), np.flatnonzero(s.crrt)])
-    item = np.concatenate(
-        [np.full(int(s.art_line.sum()), 224288), np.full(int(s.crrt.sum()), 225322)]
-    )
-    chart = s.intime[stay] + HOUR
-    day = (chart // 86_400) * 86_400
-    return {
-        **_ids(ids, stay),
-        "caregiver_id": rng.integers(10_000, 10_500, len(stay)),
-        "charttime": seconds_to_us(chart),
-        "storetime": seconds_to_us(chart + 300),
-        "itemid": item,
-        "value": seconds_to_us(day),
-        "valueuom": np.full(len(stay), "Date", dtype=object),
-        "warning": np.zeros(len(stay), dtype=np.int16),
     }
