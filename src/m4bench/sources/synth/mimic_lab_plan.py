@@ -11,6 +11,7 @@ from m4bench.sources.synth.mimic_lab_routine import (
     AdmissionWindows,
     Draws,
     daily_times,
+    extra_items,
     outpatient_times,
     routine_panels,
 )
@@ -20,7 +21,8 @@ from m4bench.sources.synth.mimic_resp import fio2_values
 from m4bench.sources.synth.mimic_vocab import BG_SPECIMENS_OTHER
 
 NAN = np.nan
-ICU_DRAW_HOURS = 6.0  # chemistry and blood count in the ICU
+ICU_DRAW_HOURS = 12.0  # chemistry and blood count in the ICU
+WARD_DAYS_BEFORE_H = -(7 * 24 + 12)  # ward draws of ICU admissions end before the look-backs
 
 
 def _null_hadm(
@@ -57,6 +59,7 @@ def icu_labs(
     _blood_gases(rng, s, admit, disch, rows, q)
     if hadm is not None:
         _ward_days(rng, s, hadm, admit, disch, rows, q)
+    extra_items(rng, rows, q)  # after every draw above, so their values stay as they were
 
 
 def _ward_days(
@@ -68,12 +71,16 @@ def _ward_days(
     rows: LabRows,
     q: QuirkRates,
 ) -> None:
-    """Routine draws of an ICU admission before intime and after outtime (first stays)."""
+    """Routine draws of an ICU admission's ward days (first stays of each admission).
+
+    After outtime, and before intime only outside the week the creatinine look-backs and
+    first-day windows of the ICU concepts cover, so their values do not change.
+    """
     whole = np.zeros(len(s), dtype=bool)
     whole[np.unique(hadm, return_index=True)[1]] = True
     admit_h, disch_h = (admit - s.intime) / HOUR, (disch - s.intime) / HOUR
     none = np.full(len(s), -1.0)
-    before = daily_times(rng, s.intime, admit_h + 0.5, np.where(whole, -12.0, admit_h))
+    before = daily_times(rng, s.intime, admit_h + 0.5, np.where(whole, WARD_DAYS_BEFORE_H, admit_h))
     after = daily_times(rng, s.intime, s.los_h + 12, np.where(whole, disch_h, none))
     for tl in (before, after):
         sev = 0.5 * s.severity_at(tl.stay, np.clip(tl.hours, 0, s.los_h[tl.stay]))
@@ -324,3 +331,4 @@ def ward_labs(
         null_hadm = _null_hadm(rng, tl, admit, disch, q)
         draws = Draws(tl, cr, sev, hct_base[tl.stay], null_hadm)
         routine_panels(rng, draws, rows, q, repeat=tl is stay)
+    extra_items(rng, rows, q)

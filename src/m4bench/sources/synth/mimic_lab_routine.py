@@ -21,7 +21,7 @@ DIFF_SHARE = 0.6  # routine draws with a differential
 COAG_SHARE = 0.4
 LIVER_SHARE = 0.35
 REPEAT_SHARE = 0.3  # in-hospital draws followed by an afternoon chemistry panel
-OUTPATIENT_DRAWS = 3.5  # mean outpatient draws per ward admission
+OUTPATIENT_DRAWS = 4.2  # mean outpatient draws per ward admission
 OUTPATIENT_DAYS = (2.0, 540.0)  # how long before the admission they fall (days)
 _SUBJECT_STRIDE = 10**11  # seconds; above every epoch second of the generated years
 
@@ -69,7 +69,7 @@ def routine_panels(
     rows.panel(rng, tl, chem, d.null_hadm, q)
     rows.panel(rng, tl, cbc, d.null_hadm, q)
     diff = rng.random(m) < DIFF_SHARE
-    rows.panel(rng, tl.take(diff), _differential(rng, cbc[51301][diff]), d.null_hadm[diff], q)
+    rows.panel(rng, tl.take(diff), _differential(rng, int(diff.sum())), d.null_hadm[diff], q)
     coag = rng.random(m) < COAG_SHARE
     k = int(coag.sum())
     inr = np.clip(rng.lognormal(np.log(1.1), 0.12, k) + 0.5 * d.sev[coag], 0.8, 6)
@@ -95,35 +95,66 @@ def _afternoon_chemistry(rng: np.random.Generator, d: Draws, rows: LabRows, q: Q
     rows.panel(rng, tl, chem, d.null_hadm[again], q)
 
 
-def _differential(rng: np.random.Generator, wbc: np.ndarray) -> dict[int, np.ndarray]:
-    """Percentages and the matching absolute counts (K/uL) of a differential."""
-    n = len(wbc)
+def _differential(rng: np.random.Generator, n: int) -> dict[int, np.ndarray]:
     neut = rng.uniform(45, 80, n)
-    lymph = (96 - neut) * rng.uniform(0.6, 0.8, n)
-    mono = rng.uniform(3, 10, n)
-    eos = rng.uniform(0, 4, n)
-    baso = rng.uniform(0, 1.0, n)
-    shares = {51256: neut, 51244: lymph, 51254: mono, 51200: eos, 51146: baso}
-    absolute = {52075: neut, 51133: lymph, 52074: mono, 52073: eos, 52069: baso}
-    out = dict(shares)
-    out.update({item: wbc * shares_ / 100 for item, shares_ in absolute.items()})
-    out[52135] = np.where(rng.random(n) < 0.4, rng.uniform(0.1, 1.5, n), np.nan)
-    return out
+    return {
+        51256: neut,
+        51244: (96 - neut) * rng.uniform(0.6, 0.8, n),
+        51254: rng.uniform(3, 10, n),
+        51200: rng.uniform(0, 4, n),
+        51146: rng.uniform(0, 1.0, n),
+    }
 
 
 def _liver(rng: np.random.Generator, k: int) -> dict[int, np.ndarray]:
-    bili = np.clip(rng.lognormal(np.log(0.6), 0.45, k), 0.1, 30)
-    direct = np.where(rng.random(k) < 0.3, bili * rng.uniform(0.2, 0.5, k), np.nan)
     return {
-        50885: bili,
-        50883: direct,
-        50884: bili - direct,
+        50885: np.clip(rng.lognormal(np.log(0.6), 0.45, k), 0.1, 30),
         50861: rng.lognormal(np.log(25), 0.6, k),
         50878: rng.lognormal(np.log(28), 0.6, k),
         50863: rng.lognormal(np.log(85), 0.35, k),
         50862: np.clip(rng.normal(3.8, 0.45, k), 1.5, 5.2),
-        50954: np.where(rng.random(k) < 0.3, rng.lognormal(np.log(220), 0.4, k), np.nan),
     }
+
+
+def extra_items(rng: np.random.Generator, rows: LabRows, q: QuirkRates) -> None:
+    """Items no task reads, added to the specimens already drawn (so those keep their values).
+
+    Blood counts get RDW-SD; differentials their absolute counts (from the percentages
+    and a white count) and immature granulocytes; liver panels direct and indirect
+    bilirubin, LDH, CK and GGT on some; coagulation panels fibrinogen and D-dimer on some.
+    """
+    tl, spec, null = rows.specimens_with(51221)
+    rows.add_items(rng, tl, spec, null, {52159: rng.normal(46, 4, len(spec))}, q)
+    tl, spec, null = rows.specimens_with(51256)
+    n = len(spec)
+    wbc = rng.lognormal(np.log(8.5), 0.35, n)
+    counts = {52075: 51256, 51133: 51244, 52074: 51254, 52073: 51200, 52069: 51146}
+    diff = {a: wbc * rows.value_of(pct, spec) / 100 for a, pct in counts.items()}
+    diff[52135] = np.where(rng.random(n) < 0.4, rng.uniform(0.1, 1.5, n), np.nan)
+    rows.add_items(rng, tl, spec, null, diff, q)
+    tl, spec, null = rows.specimens_with(50885)
+    n = len(spec)
+    bili = rows.value_of(50885, spec)
+    direct = np.where(rng.random(n) < 0.3, bili * rng.uniform(0.2, 0.5, n), np.nan)
+
+    def some(share: float, values: np.ndarray) -> np.ndarray:
+        return np.where(rng.random(n) < share, values, np.nan)
+
+    liver = {
+        50883: direct,
+        50884: bili - direct,
+        50954: some(0.4, rng.lognormal(np.log(230), 0.45, n)),
+        50910: some(0.3, rng.lognormal(np.log(150), 0.9, n)),
+        50927: some(0.1, rng.lognormal(np.log(45), 0.8, n)),
+    }
+    rows.add_items(rng, tl, spec, null, liver, q)
+    tl, spec, null = rows.specimens_with(51237)
+    n = len(spec)
+    coag = {
+        51214: some(0.3, rng.normal(320, 90, n).clip(60, 900)),
+        51196: some(0.05, rng.lognormal(np.log(900), 0.9, n)),
+    }
+    rows.add_items(rng, tl, spec, null, coag, q)
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,55 @@ class LabRows:
             )
         return spec
 
+    def specimens_with(self, itemid: int) -> tuple[Timeline, np.ndarray, np.ndarray]:
+        """(timeline, specimen, null_hadm) of the specimens holding a row of ``itemid``."""
+        hits = [i for i, items in enumerate(self.itemid) if len(items) and items[0] == itemid]
+        if not hits:
+            empty = np.zeros(0, dtype=np.int64)
+            return Timeline(empty, np.zeros(0), empty), empty, np.zeros(0, dtype=bool)
+        owner = np.concatenate([self.owner[i] for i in hits])
+        time = np.concatenate([self.time[i] for i in hits])
+        spec = np.concatenate([self.specimen[i] for i in hits])
+        null_hadm = np.concatenate([self.null_hadm[i] for i in hits])
+        return Timeline(owner, np.zeros(len(owner)), time), spec, null_hadm
+
+    def value_of(self, itemid: int, spec: np.ndarray) -> np.ndarray:
+        """The numeric value of ``itemid`` in each specimen of ``spec`` (NaN where absent)."""
+        hits = [i for i, items in enumerate(self.itemid) if len(items) and items[0] == itemid]
+        out = np.full(len(spec), np.nan)
+        if not hits:
+            return out
+        have = np.concatenate([self.specimen[i] for i in hits])
+        num = np.concatenate([self.valuenum[i] for i in hits])
+        order = np.argsort(have, kind="stable")
+        at = np.clip(np.searchsorted(have[order], spec), 0, len(have) - 1)
+        found = have[order][at] == spec
+        out[found] = num[order][at][found]
+        return out
+
+    def add_items(
+        self,
+        rng: np.random.Generator,
+        tl: Timeline,
+        spec: np.ndarray,
+        null_hadm: np.ndarray,
+        items: dict[int, np.ndarray],
+        q: QuirkRates,
+    ) -> None:
+        """More items in existing specimens (NaN values are left out)."""
+        for itemid, values in items.items():
+            present = ~np.isnan(values)
+            self._rows(
+                rng,
+                tl.stay[present],
+                tl.time[present],
+                spec[present],
+                null_hadm[present],
+                itemid,
+                values[present],
+                q,
+            )
+
     def text_item(
         self, tl: Timeline, spec: np.ndarray, null_hadm: np.ndarray, itemid: int, text: np.ndarray
     ) -> None:
@@ -220,7 +269,6 @@ def panel_values(
         51265: np.clip(platelets * rng.normal(1, 0.1, n), 5, 900),
         51279: hct / 9.5,
         51277: rng.normal(14.5, 1.5, n),
-        52159: rng.normal(46, 4, n),
         51301: wbc,
     }
     return chem, cbc
