@@ -11,13 +11,13 @@ from __future__ import annotations
 # --- poe: (order_type, share of the non-medication orders, subtypes) ----------------------
 # 'ADT orders' are placed per admission (admit, transfers, discharge), not drawn here.
 POE_ORDER_MIX: tuple[tuple[str, float, tuple[str, ...]], ...] = (
-    ("Lab", 0.36, ("Lab", "Blood Gas", "Point of Care", "Microbiology")),
+    ("Lab", 0.22, ("Lab", "Blood Gas", "Point of Care", "Microbiology")),
     ("General Care", 0.17, ("Vitals/Monitoring", "Activity", "Nursing", "Other", "Precautions")),
-    ("Radiology", 0.08, ("Portable Chest X-Ray", "CT Scan", "Ultrasound", "General X-Ray", "MRI")),
+    ("Radiology", 0.2, ("Portable Chest X-Ray", "CT Scan", "Ultrasound", "General X-Ray", "MRI")),
     ("IV therapy", 0.08, ("IV fluids", "Saline lock", "Line care")),
     ("Nutrition", 0.07, ("Diet Order", "Tube Feeding", "Supplements")),
     ("Respiratory", 0.05, ("Oxygen Therapy", "Nebulizer Treatment", "Incentive Spirometry")),
-    ("Consults", 0.04, ("Physical Therapy", "Social Work", "Nutrition Consult", "Case Management")),
+    ("Consults", 0.08, ("Physical Therapy", "Social Work", "Nutrition Consult", "Case Management")),
     ("Cardiology", 0.03, ("EKG", "Echo", "Telemetry", "Holter Monitor")),
     ("Blood Bank", 0.03, ("Type and Screen", "Crossmatch", "Transfuse")),
     ("Neurology", 0.01, ("EEG", "Neuro Checks")),
