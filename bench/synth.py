@@ -167,7 +167,8 @@ def print_mimic_volume(tables: dict[str, int], scale: float) -> None:
     print(f"  MIMIC-IV rows per stay at scale {scale}: " + ", ".join(ratios))
 
 
-# eICU-CRD v2.0 row counts of the tables the eICU tasks read (eicu-code checks).
+# eICU-CRD v2.0 row counts of the tables the eICU tasks read and of the other large
+# tables (eicu-code checks).
 EICU_REAL_ROWS = {
     "patient": 200_859,
     "nursecharting": 151_604_232,
@@ -177,6 +178,20 @@ EICU_REAL_ROWS = {
     "physicalexam": 9_212_316,
     "respiratorycare": 865_381,
     "apacheapsvar": 171_177,
+    "vitalaperiodic": 25_075_074,
+    "respiratorycharting": 20_168_176,
+    "nurseassessment": 15_602_498,
+    "nursecare": 8_311_132,
+    "medication": 7_301_853,
+    "infusiondrug": 4_803_719,
+    "treatment": 3_688_745,
+    "careplangeneral": 3_115_018,
+    "diagnosis": 2_710_672,
+    "note": 2_254_179,
+    "pasthistory": 1_149_180,
+    "admissiondrug": 874_920,
+    "careplangoal": 504_139,
+    "careplancareprovider": 502_765,
 }
 
 
