@@ -24,7 +24,7 @@ from m4bench.sources.synth.mimic_cohort import DAY, Cohort
 from m4bench.sources.synth.mimic_vocab import CAREUNITS, WARD_UNITS
 
 Columns = dict[str, Any]
-STREAM_ADMIN = 2
+STREAM_ADMIN = 2  # the stream of the other administrative tables (mimic_admin)
 WARD_MOVES_PER_DAY = 0.34
 MAX_WARD_MOVES = 6
 UNKNOWN_UNIT_SHARE = 0.01
