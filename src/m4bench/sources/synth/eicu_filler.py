@@ -1,8 +1,7 @@
-"""The eICU tables no concept reads: few rows per stay, every column of the official
-schema filled with plausible values of its type (offsets inside the stay, short text).
-
-Diagnosis, treatment and medication rows follow the stay's severity (septic shock and
-vasopressors for shocked stays, ventilation for ventilated ones).
+"""The small eICU tables no concept reads (allergy, admissiondx, microlab, customlab,
+careplaneol, careplaninfectiousdisease): every column of the official schema filled with
+plausible values of its type (offsets inside the stay, short text). The large tables no
+task reads are written by ``eicu_records`` at their real volume.
 """
 
 from __future__ import annotations
@@ -12,29 +11,17 @@ from typing import Any
 import numpy as np
 
 from m4bench.sources.schema.base import Table
-from m4bench.sources.synth import eicu_vocab as v
 from m4bench.sources.synth.eicu_cohort import EicuCohort
 from m4bench.sources.synth.eicu_series import pick
 
-# Mean rows per stay (the real per-stay rates, capped to keep these tables small).
+# Mean rows per stay (the real per-stay rates).
 ROWS_PER_STAY: dict[str, float] = {
-    "admissiondrug": 2.0,
     "admissiondx": 3.0,
     "allergy": 1.0,
-    "careplancareprovider": 1.5,
     "careplaneol": 0.01,
-    "careplangeneral": 4.0,
-    "careplangoal": 1.5,
     "careplaninfectiousdisease": 0.05,
     "customlab": 0.01,
-    "diagnosis": 4.0,
-    "medication": 6.0,
     "microlab": 0.1,
-    "note": 2.0,
-    "nurseassessment": 6.0,
-    "nursecare": 4.0,
-    "pasthistory": 3.0,
-    "treatment": 4.0,
 }
 
 _TEXT: dict[str, tuple[str, ...]] = {
@@ -80,7 +67,6 @@ def filler(table: Table, cohort: EicuCohort, rng: np.random.Generator) -> dict[s
         if column.name in columns:
             continue
         columns[column.name] = _fill(table.name, column.name, column.type, offset, rng)
-    _specialise(table.name, columns, cohort, owner, rng)
     return columns
 
 
@@ -96,30 +82,3 @@ def _fill(table: str, name: str, type_: str, offset: np.ndarray, rng: np.random.
         return rng.random(m) < 0.5
     choices = _TEXT.get(name) or tuple(f"{table} {name} {k}" for k in range(1, 6))
     return pick(rng, choices, m)
-
-
-def _specialise(
-    table: str,
-    columns: dict[str, Any],
-    cohort: EicuCohort,
-    owner: np.ndarray,
-    rng: np.random.Generator,
-) -> None:
-    """Clinically coherent text for diagnosis, treatment and medication rows."""
-    m = owner.size
-    if table == "diagnosis":
-        pair = rng.integers(0, len(v.DIAGNOSES), m)
-        pair = np.where(cohort.vasopressor[owner] & (rng.random(m) < 0.4), 0, pair)
-        table_pairs = np.array(v.DIAGNOSES, dtype=object)
-        columns["diagnosisstring"] = table_pairs[pair, 0]
-        codes = table_pairs[pair, 1]
-        columns["icd9code"] = np.where(codes == "", None, codes)
-    elif table == "treatment":
-        pick_index = rng.integers(0, len(v.TREATMENTS), m)
-        pick_index = np.where(cohort.ventilated[owner] & (rng.random(m) < 0.4), 0, pick_index)
-        columns["treatmentstring"] = np.array(v.TREATMENTS, dtype=object)[pick_index]
-    elif table == "medication":
-        meds = np.array(v.MEDICATIONS, dtype=object)[rng.integers(0, len(v.MEDICATIONS), m)]
-        columns["drugname"] = meds[:, 0]
-        columns["routeadmin"] = meds[:, 1]
-        columns["drugstopoffset"] = columns["drugstartoffset"] + rng.integers(60, 4000, m)

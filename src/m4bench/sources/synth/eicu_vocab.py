@@ -301,33 +301,6 @@ APACHE_DX_MEDICAL = (
     "Pulmonary embolism",
 )
 
-DIAGNOSES: tuple[tuple[str, str], ...] = (
-    ("cardiovascular|shock|septic", "785.52, R65.21"),
-    ("infectious diseases|systemic/other infections|sepsis", "038.9, A41.9"),
-    ("pulmonary|respiratory failure|acute respiratory failure", "518.81, J96.00"),
-    ("renal|disorder of kidney|acute renal failure", "584.9, N17.9"),
-    ("cardiovascular|chest pain / ASHD|acute coronary syndrome", "411.1, I24.9"),
-    ("neurologic|altered mental status / pain|change in mental status", "780.09, R41.82"),
-    ("endocrine|glucose metabolism|diabetes mellitus", ""),
-    ("cardiovascular|arrhythmias|atrial fibrillation", "427.31, I48.0"),
-)
-TREATMENTS = (
-    "pulmonary|ventilation and oxygenation|mechanical ventilation",
-    "pulmonary|ventilation and oxygenation|oxygen therapy (< 40%)",
-    "cardiovascular|shock|vasopressors|norepinephrine > 0.1 micrograms/kg/min",
-    "infectious diseases|medications|therapeutic antibacterials",
-    "renal|dialysis|hemodialysis",
-    "neurologic|pain / agitation / altered mentation|sedative agent",
-)
-MEDICATIONS = (
-    ("PROPOFOL 10 MG/ML IV EMUL", "IV"),
-    ("VANCOMYCIN HCL 1000 MG IV SOLR", "IV"),
-    ("PIPERACILLIN-TAZOBACTAM 3.375 G IVPB", "IV"),
-    ("ACETAMINOPHEN 325 MG PO TABS", "PO"),
-    ("HEPARIN (PORCINE) 5000 UNIT/ML IJ SOLN", "SubQ"),
-    ("PANTOPRAZOLE 40 MG IV SOLR", "IV"),
-)
-
 
 @cache
 def urine_tails() -> tuple[str, ...]:
