@@ -30,8 +30,8 @@ from m4bench.sources.synth.eicu_rounds import (
 CAT_INVASIVE = "Invasive"
 O2_DEVICE = ("O2 Admin Device", "O2 Admin Device")
 O2_FLOW = ("O2 L/%", "O2 L/%")
-SEDATION_SCORE = ("Sedation Score/Goal", "Sedation Score")
-SEDATION_SCALE = ("Sedation Score/Goal", "Sedation Scale")
+SEDATION_SCORE = ("Sedation Scale/Score/Goal", "Sedation Score")
+SEDATION_SCALE = ("Sedation Scale/Score/Goal", "Sedation Scale")
 DELIRIUM_SCORE = ("Delirium Scale/Score", "Delirium Score")
 DELIRIUM_SCALE = ("Delirium Scale/Score", "Delirium Scale")
 BEDSIDE_GLUCOSE = ("Bedside Glucose", "Bedside Glucose")
