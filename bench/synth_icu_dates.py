@@ -21,6 +21,7 @@ from m4bench.sources.synth import mimic_iv
 from m4bench.sources.synth.core import QuirkRates, resolve_sizes, stream_rng
 from m4bench.sources.synth.mimic_cohort import DEFAULT_STAYS, REAL_PATIENTS, REAL_STAYS, Cohort
 from m4bench.sources.synth.mimic_dates import datetimeevents_chunk
+from m4bench.sources.synth.mimic_latent import stay_state
 from m4bench.sources.synth.mimic_orders import admission_orders
 from m4bench.sources.synth.mimic_treatments import (
     concept_procedure_columns,
@@ -37,7 +38,7 @@ def _icu(cohort: Cohort, conditions: np.ndarray) -> dict[str, float]:
     rows = {"procedureevents": 0, "datetimeevents": 0}
     for chunk in range(-(-len(cohort.stays) // mimic_iv.CHUNK_STAYS)):
         stays = mimic_iv._chunk_stays(cohort, chunk)
-        state = mimic_iv.stay_state(SEED, chunk, cohort, stays, conditions)
+        state = stay_state(SEED, chunk, cohort, stays, conditions)
         ids = mimic_iv._stay_ids(cohort, stays)
         admit = cohort.admissions.admittime[cohort.stays.adm[stays]]
         started = time.perf_counter()

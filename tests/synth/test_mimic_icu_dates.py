@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import duckdb
 import numpy as np
 from synth_helpers import one
@@ -9,6 +11,7 @@ from synth_helpers import one
 from m4bench.sources.synth import mimic_iv
 from m4bench.sources.synth.core import QuirkRates, stream_rng
 from m4bench.sources.synth.mimic_dates import DATE_ITEMS, LINE_DATES
+from m4bench.sources.synth.mimic_latent import StayState, stay_state
 from m4bench.sources.synth.mimic_procedures import ALL_PROCEDURES
 from m4bench.sources.synth.mimic_treatments import (
     concept_procedure_columns,
@@ -114,15 +117,15 @@ def test_changes_follow_the_insertion(con: duckdb.DuckDBPyConnection) -> None:
     ).fetchall()
     assert rows
     assert all(value >= inserted for *_, value, inserted in rows)
-    for before, after in zip(rows, rows[1:], strict=False):
+    for before, after in itertools.pairwise(rows):
         if before[:2] == after[:2]:
             assert after[3] >= before[3]
 
 
-def _chunk() -> tuple[mimic_iv.StayState, dict[str, np.ndarray]]:
+def _chunk() -> tuple[StayState, dict[str, np.ndarray]]:
     cohort, conditions = mimic_iv._context(5, 120, QuirkRates())
     stays = mimic_iv._chunk_stays(cohort, 0)
-    return mimic_iv.stay_state(5, 0, cohort, stays, conditions), mimic_iv._stay_ids(cohort, stays)
+    return stay_state(5, 0, cohort, stays, conditions), mimic_iv._stay_ids(cohort, stays)
 
 
 def _row_set(columns: dict[str, np.ndarray], keep: np.ndarray) -> set[tuple[object, ...]]:
