@@ -237,13 +237,10 @@ DETAIL_COLUMNS = (
 )
 
 
-def line_details(drug: np.ndarray, route: np.ndarray) -> dict[str, pa.Array]:
-    """The product and dose columns of prescription lines, by drug name and route."""
-    keys, index = np.unique(
-        np.char.add(np.char.add(drug.astype(str), "|"), route.astype(str)), return_inverse=True
-    )
-    rows = _detail_rows(tuple(tuple(str(k).split("|", 1)) for k in keys))
-    take = pa.array(index.astype(np.int64))
+def line_details(pairs: list[tuple[str, str]], pair: np.ndarray) -> dict[str, pa.Array]:
+    """The product and dose columns of lines whose (drug, route) is ``pairs[pair]``."""
+    rows = _detail_rows(tuple(pairs))
+    take = pa.array(pair.astype(np.int64))
     return {
         column: pa.array([r[i] for r in rows], type=pa.string()).take(take)
         for i, column in enumerate(DETAIL_COLUMNS)

@@ -12,12 +12,14 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from m4bench.sources.synth.core import QuirkRates, scrambled_ids
 from m4bench.sources.synth.mimic_cohort import HOUR
 from m4bench.sources.synth.mimic_events import Timeline, as_text, pick
 from m4bench.sources.synth.mimic_vocab import LAB_TEXT_VALUES, lab_unit
 
+PRIORITIES = pa.array(["STAT", "ROUTINE", "ROUTINE"], pa.string())
 # out-of-range replacements beyond the concepts' validity filters
 OUT_OF_RANGE = {
     50912: 200.0,
@@ -149,11 +151,13 @@ class LabRows:
         draw = rng.random(len(values))
         if itemid in OUT_OF_RANGE:
             values = np.where(draw < q.lab_out_of_range, OUT_OF_RANGE[itemid], values)
-        text = as_text(values, decimals).to_numpy(zero_copy_only=False).astype(object)
+        text = as_text(values, decimals)
         is_text = draw > 1 - q.lab_text_value
-        text[is_text] = pick(rng, LAB_TEXT_VALUES, int(is_text.sum()))
+        if is_text.any():
+            typed = pa.array(pick(rng, LAB_TEXT_VALUES, int(is_text.sum())), pa.string())
+            text = pc.replace_with_mask(text, pa.array(is_text), typed)
         num = np.where(is_text, np.nan, values)
-        self._append(owner, time, spec, null_hadm, itemid, pa.array(text, pa.string()), num)
+        self._append(owner, time, spec, null_hadm, itemid, text, num)
 
     def _append(
         self,
@@ -199,8 +203,9 @@ class LabRows:
         first_of_spec = np.r_[True, spec[1:] != spec[:-1]]
         delay = delay[np.maximum.accumulate(np.where(first_of_spec, np.arange(n), 0))]
         num = np.concatenate(self.valuenum)[order]
-        units = np.array([lab_unit(int(i)) for i in np.unique(itemid)], dtype=object)
-        unit = units[np.searchsorted(np.unique(itemid), itemid[order])]
+        items = np.unique(itemid)
+        units = pa.array([lab_unit(int(i)) for i in items], pa.string())
+        unit = units.take(pa.array(np.searchsorted(items, itemid[order])))
         hadm = ids["hadm_id"][owner[order]].astype(float)
         hadm[np.concatenate(self.null_hadm)[order]] = np.nan
         return {
@@ -216,7 +221,7 @@ class LabRows:
             "valuenum": pa.array(num, from_pandas=True),
             "valueuom": unit,
             "flag": None,
-            "priority": pick(rng, ("STAT", "ROUTINE", "ROUTINE"), n),
+            "priority": PRIORITIES.take(pa.array(rng.integers(0, len(PRIORITIES), n))),
             "comments": None,
         }
 

@@ -13,6 +13,7 @@ from functools import cache
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from m4bench.sources.synth.core import QuirkRates, seconds_to_us
 from m4bench.sources.synth.mimic_formulary import (
@@ -23,9 +24,11 @@ from m4bench.sources.synth.mimic_formulary import (
     line_details,
     routine_drugs,
 )
+from m4bench.sources.synth.text_columns import dash_ids
 
 Columns = dict[str, Any]
 Part = tuple[np.ndarray, ...]  # owner, start_h, duration_h, drug, route, drug_type
+Pairs = list[tuple[str, str]]
 
 
 def minutes(hours: np.ndarray) -> np.ndarray:
@@ -72,18 +75,32 @@ def _frequency_maps() -> tuple[dict[tuple[str, str], str], dict[str, str]]:
     return by_pair, by_name
 
 
+def drug_route_pairs(
+    drug: np.ndarray, route: np.ndarray
+) -> tuple[list[tuple[str, str]], np.ndarray]:
+    """The distinct (drug, route) pairs of lines and each line's pair (route None as 'None')."""
+    drugs = pa.array(drug, type=pa.string(), from_pandas=True).dictionary_encode()
+    routes = pa.array(route, type=pa.string(), from_pandas=True).dictionary_encode()
+    d = drugs.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    r = routes.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    codes, index = np.unique(d * (len(routes.dictionary) + 1) + r + 1, return_inverse=True)
+    names = drugs.dictionary.to_pylist()
+    ways = ["None", *(str(w) for w in routes.dictionary.to_pylist())]
+    stride = len(routes.dictionary) + 1
+    pairs = [(str(names[c // stride]), ways[c % stride]) for c in codes.tolist()]
+    return pairs, index
+
+
 def frequency_of(drug: np.ndarray, route: np.ndarray) -> np.ndarray:
     """The pharmacy frequency of each line: by drug and route, else by drug name."""
-    by_pair, by_name = _frequency_maps()
-    keys, index = np.unique(
-        np.char.add(np.char.add(drug.astype(str), "|"), route.astype(str)), return_inverse=True
-    )
-    values = []
-    for key in keys:
-        name, _, way = str(key).partition("|")
-        values.append(by_pair.get((name, way), by_name.get(name, DEFAULT_FREQUENCY)))
-    out: np.ndarray = np.array(values, dtype=object)[index]
+    pairs, index = drug_route_pairs(drug, route)
+    out: np.ndarray = np.array(_pair_frequencies(pairs), dtype=object)[index]
     return out
+
+
+def _pair_frequencies(pairs: Pairs) -> list[str]:
+    by_pair, by_name = _frequency_maps()
+    return [by_pair.get(pair, by_name.get(pair[0], DEFAULT_FREQUENCY)) for pair in pairs]
 
 
 def prescription_columns(
@@ -112,21 +129,20 @@ def prescription_columns(
     m = len(order)
     subject = ids["subject_id"][owner]
     pharmacy = first_pharmacy + np.arange(m)
-    frequency = frequency_of(drug, route)
+    pairs, pair = drug_route_pairs(drug, route)
+    doses = np.array([FREQUENCY_DOSES[f] for f in _pair_frequencies(pairs)])
     return {
         "subject_id": subject,
         "hadm_id": ids["hadm_id"][owner],
         "pharmacy_id": pharmacy,
-        "poe_id": np.char.add(np.char.add(subject.astype(str), "-"), pharmacy.astype(str)).astype(
-            object
-        ),
+        "poe_id": dash_ids(subject, pharmacy).to_numpy(zero_copy_only=False),
         "poe_seq": pharmacy,
         "starttime": seconds_to_us(start),
         "stoptime": seconds_to_us(start + minutes(dur_h)),
         "drug_type": drug_type,
         "drug": drug,
-        **line_details(drug, route),
-        "doses_per_24_hrs": doses_per_day(frequency),
+        **line_details(pairs, pair),
+        "doses_per_24_hrs": doses[pair],
         "route": route,
     }
 
@@ -139,13 +155,6 @@ def _null_routes(rng: np.random.Generator, sizes: list[int], rate: float) -> np.
         picked.append(offset + rng.choice(size, size=round(rate * size), replace=False))
         offset += size
     return np.concatenate(picked)
-
-
-def doses_per_day(frequency: np.ndarray) -> np.ndarray:
-    """``doses_per_24_hrs`` of each line from its frequency."""
-    names, index = np.unique(frequency.astype(str), return_inverse=True)
-    out: np.ndarray = np.array([FREQUENCY_DOSES[str(n)] for n in names])[index]
-    return out
 
 
 def _proc_type(rx: Columns) -> np.ndarray:
