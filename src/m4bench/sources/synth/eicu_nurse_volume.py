@@ -125,7 +125,7 @@ def _oxygen(rows: LabelledRows, cohort: EicuCohort, rng: np.random.Generator) ->
 
 
 def _sedation(rows: LabelledRows, cohort: EicuCohort, rng: np.random.Generator) -> None:
-    """RASS two-hourly on the ventilator, four-hourly off it; CAM-ICU every 12 hours."""
+    """RASS two-hourly for ventilated stays, four-hourly for others; CAM-ICU every 12 hours."""
     n = cohort.n
     step = np.where(cohort.ventilated, 120, 240)
     start = cohort.chart_start + 7
