@@ -4,6 +4,10 @@ An infected stay gets cultures and antibiotics around its infection time, in eit
 order (culture first, antibiotics within 72 h; or antibiotics first, culture within
 24 h), plus some pairs that fall outside those windows. Other stays get screening
 cultures, prophylaxis, decoy drugs (ophthalmic, topical, antifungal) and routine drugs.
+
+On top of that plan, every admission gets routine drug lines from the formulary
+(``mimic_prescribing``), and routine cultures (``mimic_micro``) go to ward admissions and
+to ICU admissions without any antibiotic line, where no antibiotic can pair with them.
 """
 
 from __future__ import annotations
