@@ -40,7 +40,7 @@ PLAN_GROWTH = 0.4  # chance that a specimen of an infected stay's work-up grows 
 ICU_CULTURE_RATE = (1.0, 0.8)  # routine cultures per ICU stay: base + per ICU day
 WARD_CULTURE_RATE = (1.2, 0.5)  # routine culture orders per ward admission: base + per day
 ICU_ROUTINE_RATE = (6.0, 14.0)  # routine lines per ICU stay: base + per ICU day
-WARD_ROUTINE_RATE = (7.0, 4.0)  # routine lines per admission: base + per hospital day
+WARD_ROUTINE_RATE = (8.5, 4.0)  # routine lines per admission: base + per hospital day
 
 
 def infection_plan(rng: np.random.Generator, s: StayState) -> tuple[np.ndarray, np.ndarray]:
