@@ -57,18 +57,7 @@ class LabRows:
         n = len(tl)
         spec = self.next_specimen + np.arange(n, dtype=np.int64)
         self.next_specimen += n
-        for itemid, values in items.items():
-            present = ~np.isnan(values)
-            self._rows(
-                rng,
-                tl.stay[present],
-                tl.time[present],
-                spec[present],
-                null_hadm[present],
-                itemid,
-                values[present],
-                q,
-            )
+        self.add_items(rng, tl, spec, null_hadm, items, q)
         return spec
 
     def specimens_with(self, itemid: int) -> tuple[Timeline, np.ndarray, np.ndarray]:
