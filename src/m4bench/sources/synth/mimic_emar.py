@@ -65,8 +65,10 @@ class _Lines:
     end: np.ndarray  # stop, or discharge if earlier
     interval: np.ndarray  # seconds between doses
     kind: np.ndarray
-    drug: np.ndarray  # index into the chunk's drug table
+    drug: np.ndarray  # index into ``drugs``
     drugs: list[str]
+    product: np.ndarray  # index into ``products``
+    products: list[tuple[str, ...]]  # the lines' dose and product columns, by drug
 
 
 def _lines(rx: Columns, stay_hadm: np.ndarray, stay_disch: np.ndarray) -> _Lines:
@@ -82,7 +84,46 @@ def _lines(rx: Columns, stay_hadm: np.ndarray, stay_disch: np.ndarray) -> _Lines
     kind[route == "IV DRIP"] = KIND_INFUSION
     per_day = np.maximum(np.asarray(rx["doses_per_24_hrs"], dtype=float), 1.0)
     interval = np.where(kind == KIND_INFUSION, INFUSION_CHECK_HOURS * HOUR, 24 * HOUR / per_day)
-    return _Lines(start, end, interval.astype(np.int64), kind, drug, [str(d) for d in drugs])
+    products, product = _products(rx, drugs[drug])
+    names = [str(d) for d in drugs]
+    return _Lines(start, end, interval.astype(np.int64), kind, drug, names, product, products)
+
+
+# The prescription columns an administration repeats, in DRUG_DOSES order.
+_PRODUCT_COLUMNS = (
+    "dose_val_rx",
+    "dose_unit_rx",
+    "prod_strength",
+    "form_unit_disp",
+    "form_val_disp",
+    "formulary_drug_cd",
+)
+
+
+def _products(rx: Columns, drug: np.ndarray) -> tuple[list[tuple[str, ...]], np.ndarray]:
+    """Each line's dose and product as the prescription states them (distinct tuples and
+    the line's index among them); a line that does not state all of them with a numeric
+    dose and amount takes its drug's usual ones (DRUG_DOSES, else DEFAULT_DOSE)."""
+    present = [name for name in _PRODUCT_COLUMNS if name in rx]
+    stated = [np.asarray(rx[name], dtype=object).astype(str) for name in present]
+    keys = np.asarray(drug).astype(str)
+    for column in stated:  # a handful of columns, each joined in one vectorized call
+        keys = np.char.add(np.char.add(keys, "\x1f"), column)
+    _, first, product = np.unique(keys, return_index=True, return_inverse=True)
+    products = []
+    for line in first:  # one per distinct product, not per row
+        own = {name: column[line] for name, column in zip(present, stated, strict=True)}
+        row = tuple(own.get(name, "None") for name in _PRODUCT_COLUMNS)
+        usable = "None" not in row and _numeric(row[0]) and _numeric(row[4])
+        products.append(row if usable else DRUG_DOSES.get(str(drug[line]), DEFAULT_DOSE))
+    return products, product.astype(np.int64)
+
+
+def _numeric(text: str | None) -> bool:
+    try:
+        return text is not None and float(text) == float(text)
+    except ValueError:
+        return False
 
 
 def _events(rng: np.random.Generator, lines: _Lines) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -165,8 +206,7 @@ def emar_tables(
     return emar, detail
 
 
-def _drug_table(drugs: list[str]) -> dict[str, Any]:
-    rows = [DRUG_DOSES.get(d, DEFAULT_DOSE) for d in drugs]
+def _drug_table(rows: list[tuple[str, ...]]) -> dict[str, Any]:
     return {
         "dose": np.array([float(r[0]) for r in rows]),
         "dose_unit": vocab([r[1] for r in rows]),
@@ -182,8 +222,8 @@ def _details(rng: np.random.Generator, lines: _Lines, line: np.ndarray, event: n
              route: np.ndarray, subject: np.ndarray, emar_id: pa.Array, seq: np.ndarray,
              pharmacy: np.ndarray) -> Columns:  # fmt: skip
     """Parent rows for every administration, then product rows for what was given."""
-    table = _drug_table(lines.drugs)
-    drug = lines.drug[line]
+    table = _drug_table(lines.products)
+    drug = lines.product[line]
     given = _GIVEN[event]
     diluted = given & table["vial"][drug] & (route == "IV")
     products = np.where(given, 1 + diluted, 0)
@@ -209,7 +249,7 @@ def _details(rng: np.random.Generator, lines: _Lines, line: np.ndarray, event: n
 def _parent_columns(rng: np.random.Generator, lines: _Lines, line: np.ndarray, event: np.ndarray,
                     route: np.ndarray, table: dict[str, Any]) -> dict[str, pa.Array]:  # fmt: skip
     m = len(line)
-    drug = lines.drug[line]
+    drug = lines.product[line]
     given = _GIVEN[event]
     infused = (lines.kind[line] == KIND_INFUSION) & given
     dose = table["dose"][drug]
