@@ -146,6 +146,29 @@ def test_administrations_follow_their_prescription(con: duckdb.DuckDBPyConnectio
     assert one(con, drips) == 0
 
 
+def test_doses_are_the_ones_the_prescription_states(con: duckdb.DuckDBPyConnection) -> None:
+    stated = f"""FROM {H}.emar_detail d JOIN {H}.prescriptions r USING (pharmacy_id)
+        WHERE d.parent_field_ordinal IS NULL
+        AND TRY_CAST(r.dose_val_rx AS DOUBLE) IS NOT NULL
+        AND TRY_CAST(r.form_val_disp AS DOUBLE) IS NOT NULL
+        AND r.dose_unit_rx IS NOT NULL AND r.form_unit_disp IS NOT NULL
+        AND r.prod_strength IS NOT NULL AND r.formulary_drug_cd IS NOT NULL"""
+    assert one(con, f"SELECT COUNT(*) {stated}") > 0  # type: ignore[operator]
+    differ = f"""SELECT COUNT(*) {stated} AND (
+        TRY_CAST(d.dose_due AS DOUBLE) <> TRY_CAST(r.dose_val_rx AS DOUBLE)
+        OR d.dose_due_unit <> r.dose_unit_rx)"""
+    assert one(con, differ) == 0
+    product = f"""SELECT COUNT(*) FROM {H}.emar_detail p JOIN {H}.emar_detail d
+        ON d.emar_id = p.emar_id AND d.parent_field_ordinal IS NULL
+        JOIN {H}.prescriptions r ON r.pharmacy_id = d.pharmacy_id
+        WHERE p.parent_field_ordinal = '1.1' AND TRY_CAST(r.dose_val_rx AS DOUBLE) IS NOT NULL
+        AND TRY_CAST(r.form_val_disp AS DOUBLE) IS NOT NULL AND r.prod_strength IS NOT NULL
+        AND r.formulary_drug_cd IS NOT NULL AND r.form_unit_disp IS NOT NULL
+        AND (p.product_code <> r.formulary_drug_cd OR p.product_unit <> r.form_unit_disp
+             OR p.product_description <> r.prod_strength)"""
+    assert one(con, product) == 0
+
+
 def test_products_only_for_what_was_given(con: duckdb.DuckDBPyConnection) -> None:
     not_given = ", ".join(f"'{e}'" for e in NOT_GIVEN)
     wrong = f"""SELECT COUNT(*) FROM {H}.emar_detail d JOIN {H}.emar e USING (emar_id)
