@@ -230,3 +230,31 @@ def test_options_are_recorded(make_truth: TruthMaker, make_output: OutputMaker) 
     score = score_output(spec_for(["stay_id"], ["x", "label"]), truth, output, options=options)
     assert score.null_tokens == "extended"
     assert score.options == options
+
+
+def test_samples_are_the_first_disagreements_even_late_in_the_truth(
+    make_truth: TruthMaker, make_output: OutputMaker
+) -> None:
+    # x disagrees on every 10th row from the start; y and the missing keys only in the
+    # last rows, so they lie beyond the truth prefix their rates suggest (about 4,300
+    # rows) and the sample join has to read the whole truth.
+    truth = make_truth("SELECT i AS k, i * 1.0 AS x, i * 2.0 AS y FROM range(20000) r(i)")
+    rows = [f"{i},{i + (i % 10 == 3)},{2 * i + (i >= 15000)}" for i in range(18000)]
+    output = make_output("k,x,y\n" + "\n".join(rows) + "\n")
+    score = score_output(spec_for(["k"], ["x", "y"]), truth, output)
+    x, y = score.columns
+    assert [s.key["k"] for s in x.mismatch_sample] == ["3", "13", "23", "33", "43"]
+    assert [s.key["k"] for s in y.mismatch_sample] == ["15000", "15001", "15002", "15003", "15004"]
+    assert y.mismatch_sample[0].agent == "30001.0"
+    missing = [key["k"] for key in score.keys.missing_key_sample]
+    assert missing == ["18000", "18001", "18002", "18003", "18004"]
+
+
+def test_a_column_the_output_lacks_has_no_sample(
+    make_truth: TruthMaker, make_output: OutputMaker
+) -> None:
+    truth = make_truth("SELECT i AS k, i * 1.0 AS x, i * 2.0 AS y FROM range(50) r(i)")
+    output = make_output("k,x\n" + "\n".join(f"{i},{i + (i == 7)}" for i in range(50)) + "\n")
+    x, y = score_output(spec_for(["k"], ["x", "y"]), truth, output).columns
+    assert [s.key["k"] for s in x.mismatch_sample] == ["7"]
+    assert (y.matched, y.mismatch_sample) == (0, [])

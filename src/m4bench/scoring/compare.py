@@ -171,7 +171,9 @@ def compare_rows(
         if total is not None:
             error_sums[name] = float(total)
     extra_rows = sorted(int(row) for row in next(values) or []) if sample_size else []
-    wrong = {name: joined - matched for name, (matched, _) in found.items()}
+    # Columns the output lacks have no sample: only present columns are waited for.
+    present = [name for name in found if name in layout.values]
+    wrong = {name: joined - found[name][0] for name in present}
     picked, missing_rows = _sample_rows(
         con, spec, truth, layout, sample_size, wrong, truth_rows - joined
     )
@@ -212,7 +214,7 @@ def _sample_rows(
     """[truth row, output row] of the first disagreements per column and missing keys."""
     wanted = {name: min(sample_size, count) for name, count in wrong.items()}
     if not sample_size or (not any(wanted.values()) and not missing):
-        return {name: [] for name in wrong}, []
+        return {name: [] for name in spec.scored_columns}, []
     prefix = _prefix_rows(truth.rows, sample_size, [*wrong.values(), missing])
     while True:
         picked, missing_rows = _sample_query(con, spec, truth, layout, sample_size, prefix)
