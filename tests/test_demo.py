@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from bwrap_probe import needs_bwrap
 
 from m4bench.demo import DemoOptions, DemoReport, run_demo
 from m4bench.evidence import verify_package
@@ -25,18 +26,7 @@ STAGES = [
 IDENTIFIERS = ("subject_id", "hadm_id", "stay_id", "patientunitstayid")
 
 
-def _bwrap_works() -> bool:
-    if shutil.which("bwrap") is None or shutil.which("prlimit") is None:
-        return False
-    probe = ["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "true"]
-    return subprocess.run(probe, capture_output=True, check=False).returncode == 0
-
-
-pytestmark = [
-    pytest.mark.xdist_group("demo"),
-    pytest.mark.bwrap,
-    pytest.mark.skipif(not _bwrap_works(), reason="bubblewrap cannot run here"),
-]
+pytestmark = [pytest.mark.xdist_group("demo"), *needs_bwrap]
 
 
 @pytest.fixture(scope="module")

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from bwrap_probe import bwrap_works
 
 from m4bench.home import DataHome
 from m4bench.preflight import Check, PreflightOptions, run_preflight
@@ -22,13 +22,6 @@ TASK = "mimic-meld-24h"
 EICU_TASK = "eicu-gcs"
 SOURCES = {"mimic-iv": "pf-mimic", "eicu": "pf-eicu"}
 pytestmark = pytest.mark.xdist_group("preflight")
-
-
-def _bwrap_works() -> bool:
-    if shutil.which("bwrap") is None or shutil.which("prlimit") is None:
-        return False
-    probe = ["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "true"]
-    return subprocess.run(probe, capture_output=True, check=False).returncode == 0
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +55,7 @@ def _failed(checks: dict[str, Check]) -> list[Check]:
     return [check for check in checks.values() if not check.ok]
 
 
-@pytest.mark.skipif(not _bwrap_works(), reason="bubblewrap cannot run here")
+@pytest.mark.skipif(not bwrap_works(), reason="bubblewrap cannot run here")
 def test_everything_passes_on_a_ready_home(ready: DataHome, tmp_path: Path) -> None:
     checks = _checks(ready, results=tmp_path / "new-results", lint=True)
     assert not _failed(checks), _failed(checks)

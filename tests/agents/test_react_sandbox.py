@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
+from bwrap_probe import needs_bwrap
 from fake_openai import serve
 from test_react import EXPECTED_CSV, EXPECTED_USAGE, make_database, script
 
@@ -15,18 +13,7 @@ from m4bench.agents.base import AgentContext
 from m4bench.agents.react.adapter import ReactAdapter
 from m4bench.sandbox import BwrapSandbox, Mount, NetworkMode, SandboxSpec
 
-
-def _bwrap_works() -> bool:
-    if shutil.which("bwrap") is None or shutil.which("prlimit") is None:
-        return False
-    probe = ["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "true"]
-    return subprocess.run(probe, capture_output=True, check=False).returncode == 0
-
-
-pytestmark = [
-    pytest.mark.bwrap,
-    pytest.mark.skipif(not _bwrap_works(), reason="bubblewrap cannot run here"),
-]
+pytestmark = needs_bwrap
 
 
 def test_react_in_bwrap_through_the_proxy(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Shared pieces of the runner tests: sources, the Bench runner, sandbox detection.
+"""Shared pieces of the runner tests: sources and the Bench runner.
 
 A plain module (not conftest) so test modules can import it by a unique name.
 A small synthetic MIMIC-IV source is provisioned natively once per session, for runs.
@@ -9,12 +9,8 @@ loaded once and passed to every run, as a campaign would.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
 
 from m4bench.home import DataHome
 from m4bench.provision.provisioner import setup
@@ -25,19 +21,6 @@ SOURCE = "run-mimic"
 EICU_SOURCE = "run-eicu"
 # The tasks the fast tests run; slow tests provision the rest.
 FAST_TASKS = ["mimic-kdigo-48h", "mimic-meld-24h", "mimic-sofa-24h-raw", "mimic-ventilation"]
-
-
-def bwrap_works() -> bool:
-    if shutil.which("bwrap") is None or shutil.which("prlimit") is None:
-        return False
-    probe = ["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "true"]
-    return subprocess.run(probe, capture_output=True, check=False).returncode == 0
-
-
-needs_bwrap = [
-    pytest.mark.bwrap,
-    pytest.mark.skipif(not bwrap_works(), reason="bubblewrap cannot run here"),
-]
 
 
 @dataclass(frozen=True)

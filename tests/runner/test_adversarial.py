@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from bwrap_probe import needs_bwrap
 from fake_openai import serve
-from run_bench import Bench, needs_bwrap
+from run_bench import Bench
 
 from m4bench.fileio import sha256_file
 from m4bench.provision.ground_truth import ground_truth_path

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from run_bench import SOURCE, Bench, needs_bwrap
+from bwrap_probe import needs_bwrap
+from run_bench import SOURCE, Bench
 from typer.testing import CliRunner
 
 from m4bench.cli import app

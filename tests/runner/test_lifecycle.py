@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from run_bench import Bench, needs_bwrap
+from bwrap_probe import needs_bwrap
+from run_bench import Bench
 
 from m4bench.runner import load_result
 

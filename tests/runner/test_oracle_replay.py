@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from run_bench import EICU_SOURCE, SOURCE, Bench, needs_bwrap
+from bwrap_probe import needs_bwrap
+from run_bench import EICU_SOURCE, SOURCE, Bench
 
 from m4bench.provision.ground_truth import ground_truth_path
 from m4bench.runner import is_complete, load_result

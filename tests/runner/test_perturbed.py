@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from run_bench import SOURCE, Bench, needs_bwrap, provision_everything
+from bwrap_probe import needs_bwrap
+from run_bench import SOURCE, Bench, provision_everything
 
 from m4bench.provision.provisioner import setup
 

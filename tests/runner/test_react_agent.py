@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bwrap_probe import needs_bwrap
 from fake_openai import serve, text_reply, tool_reply, usage
-from run_bench import Bench, needs_bwrap
+from run_bench import Bench
 
 from m4bench.agents.atif import Trajectory
 

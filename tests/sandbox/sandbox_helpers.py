@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
 import socket
-import subprocess
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,22 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from m4bench.sandbox import Limits, Mount, NetworkMode, SandboxSpec
-
-
-def bwrap_works() -> bool:
-    if shutil.which("bwrap") is None or shutil.which("prlimit") is None:
-        return False
-    probe = ["bwrap", "--ro-bind", "/", "/", "--unshare-all", "--", "true"]
-    return subprocess.run(probe, capture_output=True, check=False).returncode == 0
-
-
-needs_bwrap = [
-    pytest.mark.bwrap,
-    pytest.mark.skipif(not bwrap_works(), reason="bubblewrap cannot run here"),
-]
 
 
 def make_spec(

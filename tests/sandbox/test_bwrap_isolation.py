@@ -7,7 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import http_server, make_spec, needs_bwrap
+from bwrap_probe import needs_bwrap
+from sandbox_helpers import http_server, make_spec
 
 from m4bench.sandbox import BwrapSandbox, Limits, Mount, SandboxResult, SandboxSpec
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import needs_bwrap
+from bwrap_probe import needs_bwrap
 
 from m4bench.sandbox import BwrapSandbox, Limits, SandboxSpec
 

@@ -8,7 +8,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import free_port, http_server, make_spec, needs_bwrap
+from bwrap_probe import needs_bwrap
+from sandbox_helpers import free_port, http_server, make_spec
 
 from m4bench.errors import M4BenchError
 from m4bench.sandbox import (
