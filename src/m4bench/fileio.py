@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import tempfile
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -88,6 +89,34 @@ def read_model(path: Path, model: type[ModelT]) -> ModelT:
             f"{path}: invalid {model.__name__} record at '{where}': {first['msg']}",
             hint="the file is damaged or from another m4bench version; rebuild it",
         ) from exc
+
+
+def read_toml_model(path: Path, model: type[ModelT], docs: str) -> ModelT | None:
+    """Read and validate a TOML data file; None when it does not exist.
+
+    Errors name the file and the first bad field, and point at ``docs`` for the format.
+    """
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except tomllib.TOMLDecodeError as exc:
+        raise M4BenchError(f"{path}: not valid TOML: {exc}", hint="fix the syntax") from exc
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise M4BenchError(
+            f"{path}: [{field}] {first['msg']}", hint=f"see {docs} for the format"
+        ) from exc
+
+
+def reject_duplicate_names(path: Path, names: list[str], what: str) -> None:
+    """Raise naming the file when some of ``names`` repeat (``what``: 'mutant', 'bin')."""
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise M4BenchError(f"{path}: duplicate {what} names {duplicates}")
 
 
 def _fsync_file(path: Path) -> None:

@@ -35,16 +35,16 @@ it and its rationale, followed by the edited reference.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from m4bench.errors import M4BenchError
+from m4bench.fileio import read_toml_model, reject_duplicate_names
 from m4bench.tasks.catalog import Catalog, Task
 
 MUTANTS_FILE = "mutants.toml"
@@ -191,24 +191,8 @@ def occurrences(text: str, part: str) -> int:
 
 def parse_mutants_file(path: Path) -> MutantsFile:
     """Parse and validate ``mutants.toml``; errors name the file and field."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return MutantsFile()
-    except tomllib.TOMLDecodeError as exc:
-        raise M4BenchError(f"{path}: not valid TOML: {exc}", hint="fix the syntax") from exc
-    try:
-        parsed = MutantsFile.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"])
-        raise M4BenchError(
-            f"{path}: [{field}] {first['msg']}", hint="see docs/validity.md for the format"
-        ) from exc
-    names = [m.name for m in parsed.mutant]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        raise M4BenchError(f"{path}: duplicate mutant names {duplicates}")
+    parsed = read_toml_model(path, MutantsFile, "docs/validity.md") or MutantsFile()
+    reject_duplicate_names(path, [m.name for m in parsed.mutant], "mutant")
     return parsed
 
 

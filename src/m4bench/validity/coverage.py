@@ -25,14 +25,13 @@ data, unless an ``exception`` gives the reason.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Literal
 
 import duckdb
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from m4bench.errors import M4BenchError
+from m4bench.fileio import read_toml_model, reject_duplicate_names
 from m4bench.validity.model import BinCoverage
 
 COVERAGE_FILE = "coverage.toml"
@@ -66,24 +65,10 @@ class CoverageFile(BaseModel):
 def load_coverage(family_dir: Path) -> list[BinSpec]:
     """The bins of a family (none when it has no ``coverage.toml``)."""
     path = family_dir / COVERAGE_FILE
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    parsed = read_toml_model(path, CoverageFile, "docs/validity.md")
+    if parsed is None:
         return []
-    except tomllib.TOMLDecodeError as exc:
-        raise M4BenchError(f"{path}: not valid TOML: {exc}", hint="fix the syntax") from exc
-    try:
-        parsed = CoverageFile.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"])
-        raise M4BenchError(
-            f"{path}: [{field}] {first['msg']}", hint="see docs/validity.md for the format"
-        ) from exc
-    names = [b.name for b in parsed.bin]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        raise M4BenchError(f"{path}: duplicate bin names {duplicates}")
+    reject_duplicate_names(path, [b.name for b in parsed.bin], "bin")
     return list(parsed.bin)
 
 
