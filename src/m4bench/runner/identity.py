@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,15 +25,8 @@ Condition = Literal[
 ]
 SchemaName = Literal["native", "obfuscated", "restructured"]
 
-CONDITIONS: tuple[Condition, ...] = (
-    "no-skill",
-    "with-skill",
-    "with-skill-decoy",
-    "with-skill-rawsql",
-    "operational-spec",
-    "with-skill-all",
-)
-SCHEMAS: tuple[SchemaName, ...] = ("native", "obfuscated", "restructured")
+CONDITIONS: tuple[Condition, ...] = get_args(Condition)
+SCHEMAS: tuple[SchemaName, ...] = get_args(SchemaName)
 DEFAULT_MODEL = "default"
 DEFAULT_REASONING = "auto"
 
