@@ -43,3 +43,12 @@ def rate(con: duckdb.DuckDBPyConnection, sql: str) -> float:
     row = con.execute(sql).fetchone()
     assert row is not None and row[1], sql
     return float(row[0]) / float(row[1])
+
+
+def rows_per(con: duckdb.DuckDBPyConnection, table: str, per: str) -> float:
+    """Rows of ``table`` per row of ``per`` (qualified table names)."""
+    rows, owners = (
+        one(con, f"SELECT COUNT(*) FROM {table}"),
+        one(con, f"SELECT COUNT(*) FROM {per}"),
+    )
+    return float(rows) / float(owners)  # type: ignore[arg-type]

@@ -15,7 +15,7 @@ import duckdb
 import pytest
 import sqlglot
 from sqlglot import exp
-from synth_helpers import one
+from synth_helpers import one, rows_per
 
 import m4bench
 from m4bench.sources.synth.mimic_code_filler import (
@@ -31,12 +31,6 @@ PACKAGE = Path(m4bench.__file__).parent
 KEY_COLUMNS = {"subject_id", "hadm_id", "seq_num", "icd_version"}
 
 
-def _per_admission(con: duckdb.DuckDBPyConnection, table: str) -> float:
-    rows = one(con, f"SELECT COUNT(*) FROM {H}.{table}")
-    admissions = one(con, f"SELECT COUNT(*) FROM {H}.admissions")
-    return float(rows) / float(admissions)  # type: ignore[arg-type]
-
-
 @pytest.mark.parametrize(
     ("table", "low", "high"),
     [
@@ -49,7 +43,7 @@ def _per_admission(con: duckdb.DuckDBPyConnection, table: str) -> float:
 def test_rows_per_admission_near_the_real_rates(
     con: duckdb.DuckDBPyConnection, table: str, low: float, high: float
 ) -> None:
-    assert low <= _per_admission(con, table) <= high
+    assert low <= rows_per(con, f"{H}.{table}", f"{H}.admissions") <= high
 
 
 def test_icu_admissions_carry_more_codes(con: duckdb.DuckDBPyConnection) -> None:

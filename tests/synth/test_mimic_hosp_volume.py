@@ -7,7 +7,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from synth_helpers import one
+from synth_helpers import one, rows_per
 
 from m4bench.sources.synth.mimic_formulary import ROUTINE_DRUGS
 
@@ -17,12 +17,6 @@ MEDICATION_SQL = Path(__file__).parents[2] / "src/m4bench/concepts/sql/mimic_iv/
 
 def _values(con: duckdb.DuckDBPyConnection, sql: str) -> set[object]:
     return {row[0] for row in con.execute(sql).fetchall()}
-
-
-def _per_admission(con: duckdb.DuckDBPyConnection, table: str) -> float:
-    rows = one(con, f"SELECT COUNT(*) FROM {H}.{table}")
-    admissions = one(con, f"SELECT COUNT(*) FROM {H}.admissions")
-    return float(rows) / float(admissions)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -37,7 +31,7 @@ def _per_admission(con: duckdb.DuckDBPyConnection, table: str) -> float:
 def test_rows_per_admission_near_the_real_volume(
     con: duckdb.DuckDBPyConnection, table: str, low: float, high: float
 ) -> None:
-    assert low <= _per_admission(con, table) <= high
+    assert low <= rows_per(con, f"{H}.{table}", f"{H}.admissions") <= high
 
 
 def test_icu_admissions_get_more_drug_lines_and_labs(con: duckdb.DuckDBPyConnection) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
-from synth_helpers import one
+from synth_helpers import one, rows_per
 
 from m4bench.fileio import sha256_file
 from m4bench.home import DataHome
@@ -27,18 +27,12 @@ EMAR_EVENTS = {
 NOT_GIVEN = ("Not Given", "Not Flushed", "Hold Dose", "Not Given per Sliding Scale", "Stopped")
 
 
-def _per(con: duckdb.DuckDBPyConnection, table: str, per: str) -> float:
-    return float(one(con, f"SELECT COUNT(*) FROM {table}")) / float(  # type: ignore[arg-type]
-        one(con, f"SELECT COUNT(*) FROM {per}")  # type: ignore[arg-type]
-    )
-
-
 def test_row_counts_per_admission_near_the_real_rates(con: duckdb.DuckDBPyConnection) -> None:
-    assert 80 <= _per(con, f"{H}.poe", f"{H}.admissions") <= 115  # real: 96
-    assert 12 <= _per(con, f"{H}.poe_detail", f"{H}.admissions") <= 20  # real: 16
-    assert 1.7 <= _per(con, f"{H}.emar_detail", f"{H}.emar") <= 2.6  # real: 160 / 78
-    assert 2 <= _per(con, f"{H}.emar", f"{H}.prescriptions") <= 8
-    assert 1.0 <= _per(con, f"{ICU}.ingredientevents", f"{ICU}.inputevents") <= 2.0
+    assert 80 <= rows_per(con, f"{H}.poe", f"{H}.admissions") <= 115  # real: 96
+    assert 12 <= rows_per(con, f"{H}.poe_detail", f"{H}.admissions") <= 20  # real: 16
+    assert 1.7 <= rows_per(con, f"{H}.emar_detail", f"{H}.emar") <= 2.6  # real: 160 / 78
+    assert 2 <= rows_per(con, f"{H}.emar", f"{H}.prescriptions") <= 8
+    assert 1.0 <= rows_per(con, f"{ICU}.ingredientevents", f"{ICU}.inputevents") <= 2.0
 
 
 def test_orders_reference_existing_rows(con: duckdb.DuckDBPyConnection) -> None:
