@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from scoring_helpers import OutputMaker, TruthMaker, spec_for
 
-from m4bench.scoring import ScoreOptions, score_output
+from m4bench.scoring import ScoreOptions, Scorer, score_output
 
 TRUTH = "SELECT * FROM (VALUES (1, 1.5, 'a'), (2, 2.0, 'b')) v(stay_id, x, label)"
 GOOD = "stay_id,x,label\n1,1.5,a\n2,2.0,b\n"
@@ -151,4 +151,25 @@ def test_time_limit_stops_a_long_comparison(
     score = score_output(SPEC, truth, output, options=options)
     assert score.failure == "time_limit"
     assert score.limits_hit == ["time_limit_seconds"]
+    assert score.reward == 0.0
+
+
+def test_unwritable_scratch_space_is_a_resource_limit(
+    make_truth: TruthMaker, make_output: OutputMaker
+) -> None:
+    truth = make_truth("SELECT 1 AS stay_id, 2.0 AS x, 'a' AS label")
+    output = make_output("stay_id,x,label\n1,2.0,a\n")
+    with Scorer(SPEC, truth) as scorer:
+        assert scorer.score(output).reward == 1.0
+        scratch = scorer.scratch_folder
+        # A file where the folder was: the parsed rows cannot be written.
+        for leftover in scratch.iterdir():
+            leftover.unlink()
+        scratch.rmdir()
+        scratch.write_text("not a folder")
+        score = scorer.score(output)
+        scratch.unlink()
+        scratch.mkdir()
+    assert score.failure == "resource_limit"
+    assert str(scratch) in score.diagnostics[-1]
     assert score.reward == 0.0

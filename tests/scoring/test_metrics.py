@@ -34,6 +34,33 @@ def test_nmae_paper_definition_ignores_missing_rows(
     assert error.per_column_all_truth_rows["y"] == pytest.approx(1.5 / 4)
 
 
+def test_nmae_counts_thousands_of_rows_sharing_one_outcome(
+    make_truth: TruthMaker, make_output: OutputMaker
+) -> None:
+    # 5,000 rows that all leave x blank (one null each: 1 apiece), all give y exactly,
+    # and 5,000 that get x off by 1 of its range 9,999 (0.0001 apiece).
+    truth = make_truth("SELECT i AS k, CAST(i AS DOUBLE) AS x, 2.0 AS y FROM range(10000) r(i)")
+    blank = "".join(f"{i},,2\n" for i in range(5000))
+    off = "".join(f"{i},{i + 1},2\n" for i in range(5000, 10000))
+    output = make_output("k,x,y\n" + blank + off)
+    score = score_output(spec_for(["k"], ["x", "y"]), truth, output)
+    error = score.ordered_error
+    assert error.scales == {"x": 9999.0, "y": 1.0}
+    assert error.per_column_matched_rows["x"] == pytest.approx((5000 + 5000 / 9999) / 10000)
+    assert error.per_column_matched_rows["y"] == 0.0
+    assert [column.matched for column in score.columns] == [0, 10000]
+
+
+def test_the_same_output_always_gets_the_same_nmae(
+    make_truth: TruthMaker, make_output: OutputMaker
+) -> None:
+    truth = make_truth("SELECT i AS k, sin(i) * 1000 AS x FROM range(1_000_000) r(i)")
+    output = make_output("k,x\n" + "".join(f"{i},{1000 * (i % 7) / 7}\n" for i in range(1_000_000)))
+    spec = spec_for(["k"], ["x"])
+    errors = {score_output(spec, truth, output).ordered_error.nmae_matched_rows for _ in range(3)}
+    assert len(errors) == 1
+
+
 def test_nmae_charges_one_for_an_absent_column(
     make_truth: TruthMaker, make_output: OutputMaker
 ) -> None:

@@ -1,6 +1,10 @@
-"""Reading the agent's CSV as text into DuckDB, every cell cast by the truth's types.
+"""Reading the agent's CSV as text, every cell cast by the truth's types, into Parquet.
 
-Table ``agent`` holds one row per parsed CSV record (``rowid`` = file order):
+The parsed rows are written once, in file order, to an uncompressed Parquet file in
+the scorer's scratch directory, and view ``agent`` reads it back with ``rn`` = the
+row's position in the output (0-based). Writing to disk instead of an in-memory table
+keeps the scorer's memory to the join's hash table: DuckDB's order-keeping table
+insert held most of the parsed output in memory at once and cost more time. Columns:
 typed key columns ``k0..``, ``key_ok`` (every key cell is null or casts exactly),
 ``b`` (a list of the raw key texts, only on rows whose key did not cast), per wanted
 value column ``v{j}`` (the cell cast to the truth's comparison type), flag words
@@ -8,9 +12,9 @@ value column ``v{j}`` (the cell cast to the truth's comparison type), flag words
 (only on rows with such a cell: the list of raw texts, element ``j + 1`` for column
 ``j``). A cell is null for the agent exactly when ``v{j}`` is NULL and its flag is
 clear. Raw text lives in lists that are NULL on ordinary rows, so it costs almost
-nothing there. View ``agent_first`` keeps the first row
-of every castable key (file position ``rn``, keys, values and flags only: the join
-payload stays small; raw text is looked up in ``agent`` by ``rn`` when needed).
+nothing there. View ``agent_first`` keeps the first row of every castable key (``rn``,
+keys, values and flags only: the join payload stays small; raw text is looked up in
+``agent`` by ``rn`` when needed).
 """
 
 from __future__ import annotations
@@ -29,7 +33,11 @@ from m4bench.tasks.evaluation import EvaluationSpec
 AGENT_TABLE = "agent"
 FIRST_TABLE = "agent_first"
 _REPEATS = "agent_repeats"
-SCRATCH_TABLES = (AGENT_TABLE, _REPEATS)
+SCRATCH_TABLES = (_REPEATS,)
+SCRATCH_VIEWS = (FIRST_TABLE, AGENT_TABLE)
+# Parquet writer settings for the scratch copy: no compression and no dictionaries,
+# since the file is read back once, moments later, from the page cache.
+_SCRATCH_FORMAT = "FORMAT parquet, COMPRESSION uncompressed, DICTIONARY_SIZE_LIMIT 1"
 REJECTS_RECORDED = 1000
 # Uncastable-cell flags are packed into BIGINT words of this many bits (w0, w1, ...).
 FLAG_BITS = 62
@@ -76,21 +84,23 @@ def load_agent(
     spec: EvaluationSpec,
     truth: TruthTable,
     options: ScoreOptions,
+    scratch: Path,
 ) -> tuple[AgentLayout, AgentRows]:
-    """Parse the CSV once into ``agent`` and define ``agent_first``. Keys must be present."""
+    """Parse the CSV once into ``scratch`` (a Parquet file, replaced if present) and
+    define views ``agent`` and ``agent_first`` over it. Keys must be present."""
     present = [name for name in value_columns_wanted(spec, truth) if name in header.positions]
     layout = AgentLayout(
         key_count=len(spec.key_columns), values={name: j for j, name in enumerate(present)}
     )
     try:
-        con.execute(_create_agent_sql(path, header, spec, truth, options, layout))
+        _store(con, _agent_rows_sql(path, header, spec, truth, options, layout), scratch)
     except duckdb.Error as exc:
         # The parallel reader refuses padded rows with quoted newlines; read serially.
         if "parallel=false" not in str(exc):
             raise
         con.execute("DROP TABLE IF EXISTS reject_errors; DROP TABLE IF EXISTS reject_scans")
-        sql = _create_agent_sql(path, header, spec, truth, options, layout, parallel=False)
-        con.execute(sql)
+        sql = _agent_rows_sql(path, header, spec, truth, options, layout, parallel=False)
+        _store(con, sql, scratch)
     repeated_ok = _create_repeats(con, layout)
     keys = ", ".join(layout.keys)
     rows, bad, bad_unique, rejected, errors = _fetch_ints(
@@ -108,7 +118,17 @@ def load_agent(
     return layout, AgentRows(rows, unique, bad, rejected, notes)
 
 
-def _create_agent_sql(
+def _store(con: duckdb.DuckDBPyConnection, rows_sql: str, scratch: Path) -> None:
+    """Write the parsed rows to ``scratch`` in file order and read them back as ``agent``."""
+    target = quote_literal(str(scratch))
+    con.execute(f"COPY ({rows_sql}) TO {target} ({_SCRATCH_FORMAT})")
+    con.execute(
+        f"CREATE VIEW {AGENT_TABLE} AS SELECT * EXCLUDE (file_row_number), "
+        f"file_row_number AS rn FROM read_parquet({target}, file_row_number = true)"
+    )
+
+
+def _agent_rows_sql(
     path: Path,
     header: OutputHeader,
     spec: EvaluationSpec,
@@ -160,7 +180,7 @@ def _create_agent_sql(
         final.append("unread")
         typed.append("unread")
     return (
-        f"CREATE TABLE {AGENT_TABLE} AS SELECT {', '.join(final)} FROM ("
+        f"SELECT {', '.join(final)} FROM ("
         f"SELECT *, {' AND '.join(ok_parts)} AS key_ok FROM ("
         f"SELECT {', '.join(typed)} FROM ("
         f"SELECT {', '.join(cells)} FROM {_read_csv(path, header, options, parallel)})))"
@@ -186,7 +206,7 @@ def _create_repeats(con: duckdb.DuckDBPyConnection, layout: AgentLayout) -> int:
     """
     keys = ", ".join(layout.keys)
     con.execute(
-        f"CREATE TABLE {_REPEATS} AS SELECT {keys}, min(rowid) AS keep, count(*) AS n "
+        f"CREATE TABLE {_REPEATS} AS SELECT {keys}, min(rn) AS keep, count(*) AS n "
         f"FROM {AGENT_TABLE} WHERE key_ok GROUP BY {keys} HAVING count(*) > 1"
     )
     (repeated,) = _fetch_ints(con, f"SELECT coalesce(sum(n - 1), 0) FROM {_REPEATS}")
@@ -198,7 +218,7 @@ def _create_first_rows(
 ) -> None:
     """Define ``agent_first``: castable-key rows, later repeats of a key left out."""
     slim = ", ".join(
-        ["a.rowid AS rn", *[f"a.{name}" for name in layout.keys + layout.flag_words]]
+        ["a.rn", *[f"a.{name}" for name in layout.keys + layout.flag_words]]
         + [f"a.v{j}" for j in layout.values.values()]
     )
     rows = f"SELECT {slim} FROM {AGENT_TABLE} a"
@@ -208,7 +228,7 @@ def _create_first_rows(
     same_key = " AND ".join(f"a.{key} IS NOT DISTINCT FROM r.{key}" for key in layout.keys)
     con.execute(
         f"CREATE VIEW {FIRST_TABLE} AS {rows} LEFT JOIN {_REPEATS} r ON {same_key} "
-        "WHERE a.key_ok AND (r.keep IS NULL OR a.rowid = r.keep)"
+        "WHERE a.key_ok AND (r.keep IS NULL OR a.rn = r.keep)"
     )
 
 

@@ -1,12 +1,12 @@
-"""The keyed join of truth to agent rows and every per-column count.
+"""The keyed join of truth to agent rows: every per-column count and the samples.
 
 Truth rows are FULL JOINed to ``agent_first`` on the key columns (rows without a
-truth side are the output's extra keys). One vectorized aggregate gives, per scored
-column, the matched and uncastable counts, per ordered column the summed absolute
-error, and the output row numbers of the first few extra keys. The samples (the first
-disagreements and missing keys in truth order) come from a second join restricted to a
-prefix of the truth long enough to hold them, and a last, tiny query fetches their text
-by row number.
+truth side are the output's extra keys); ``counts.count_rows`` reduces that join to
+the matched and uncastable counts per scored column, the summed scaled error per
+ordered column, and the output row numbers of the first few extra keys. The samples
+(the first disagreements and missing keys in truth order) come from a second join
+restricted to a prefix of the truth long enough to hold them, and a last, tiny query
+fetches their text by row number.
 """
 
 from __future__ import annotations
@@ -16,15 +16,11 @@ from typing import Any
 
 import duckdb
 
-from m4bench.scoring.agent_table import AGENT_TABLE, FIRST_TABLE, AgentLayout, flag_test
-from m4bench.scoring.sqltypes import truth_key, truth_value, values_agree
+from m4bench.scoring.agent_table import AGENT_TABLE, FIRST_TABLE, AgentLayout
+from m4bench.scoring.cells import IN_TRUTH, PRESENT, cell_sql, join_condition
+from m4bench.scoring.counts import count_rows
 from m4bench.scoring.truth import TRUTH_ROW, TRUTH_VIEW, TruthTable
 from m4bench.tasks.evaluation import EvaluationSpec
-
-PRESENT = "a.rn IS NOT NULL"
-# In the full join of truth and output, rows with no truth side are the output's extras.
-IN_TRUTH = f"t.{TRUTH_ROW} IS NOT NULL"
-RAW_JOIN = f"LEFT JOIN {AGENT_TABLE} r ON r.rowid = a.rn"
 
 
 @dataclass(frozen=True)
@@ -46,58 +42,6 @@ class JoinCounts:
     extra_rows: list[int]
 
 
-@dataclass(frozen=True)
-class CellSql:
-    """SQL for one scored column on a joined row (truth alias ``t``, agent alias ``a``).
-
-    ``agree``: both values present and within tolerance; ``both_null``: the agent
-    produced the key and neither side has a value; ``match`` is their union.
-    ``text`` (the agent's cell as text) needs the raw row joined as ``r`` (see
-    ``RAW_JOIN``).
-    """
-
-    truth: str
-    typed: str
-    uncast: str
-    text: str
-    agree: str
-    both_null: str
-
-    @property
-    def match(self) -> str:
-        return f"({self.agree} OR {self.both_null})"
-
-
-def join_condition(spec: EvaluationSpec, truth: TruthTable, agent_alias: str = "a") -> str:
-    operator = "IS NOT DISTINCT FROM" if truth.has_null_keys else "="
-    parts = []
-    for index, name in enumerate(spec.key_columns):
-        column = truth.columns[name]
-        left = truth_key(f"t.{column.ident}", column.kind, column.sql_type)
-        parts.append(f"{left} {operator} {agent_alias}.k{index}")
-    return " AND ".join(parts)
-
-
-def cell_sql(
-    name: str, spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout, raw_alias: str = "r"
-) -> CellSql | None:
-    """None when the output lacks the column."""
-    j = layout.values.get(name)
-    if j is None:
-        return None
-    column = truth.columns[name]
-    tv = truth_value(f"t.{column.ident}", column.kind)
-    typed, flag = f"a.v{j}", flag_test("a", j)
-    return CellSql(
-        truth=tv,
-        typed=typed,
-        uncast=flag,
-        text=f"coalesce({raw_alias}.u[{j + 1}], CAST({typed} AS VARCHAR))",
-        agree=values_agree(tv, typed, column.kind, spec.tolerance_for(name)),
-        both_null=f"({PRESENT} AND {tv} IS NULL AND {typed} IS NULL AND NOT {flag})",
-    )
-
-
 def _column_parts(
     index: int, name: str, spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout
 ) -> tuple[list[str], tuple[str, str, str]]:
@@ -117,26 +61,6 @@ def _count(condition: str) -> str:
     return f"count(*) FILTER (WHERE {condition})"
 
 
-def _error_parts(
-    index: int, name: str, truth: TruthTable, layout: AgentLayout
-) -> tuple[list[str], str]:
-    """Per-row scaled error ``d{o}`` (both values present) and one-null flag ``n{o}``;
-    the aggregate sums errors over joined rows: 0 both null, 1 one null, else scaled."""
-    j = layout.values.get(name)
-    if j is None:
-        return [], "NULL"
-    tv = truth_value(f"t.{truth.columns[name].ident}", truth.columns[name].kind)
-    # least() skips NULL arguments, so rows without both values give NULL first.
-    scaled = f"least(abs(a.v{j} - {tv}) / {truth.scales[name]!r}, 1.0)"
-    rows = [
-        f"CASE WHEN {IN_TRUTH} AND a.v{j} IS NOT NULL AND {tv} IS NOT NULL "
-        f"THEN {scaled} END AS d{index}",
-        f"coalesce({IN_TRUTH} AND {PRESENT} AND (({tv} IS NULL) <> (a.v{j} IS NULL)), false) "
-        f"AS n{index}",
-    ]
-    return rows, f"coalesce(sum(d{index}), 0.0) + {_count(f'n{index}')}"
-
-
 def compare_rows(
     con: duckdb.DuckDBPyConnection,
     spec: EvaluationSpec,
@@ -144,45 +68,30 @@ def compare_rows(
     layout: AgentLayout,
     sample_size: int,
 ) -> JoinCounts:
-    """Every count in one full join; the samples in a second, small join (``_sample_rows``)."""
-    per_row = [f"t.{TRUTH_ROW} AS pos", "a.rn AS rn", f"{IN_TRUTH} AND {PRESENT} AS present"]
-    select = ["count(pos)", _count("present")]
-    for index, name in enumerate(spec.scored_columns):
-        row_parts, (matched, uncastable, _) = _column_parts(index, name, spec, truth, layout)
-        per_row.extend(row_parts)
-        select.extend([matched, uncastable])
-    for index, name in enumerate(truth.ordered):
-        row_parts, total = _error_parts(index, name, truth, layout)
-        per_row.extend(row_parts)
-        select.append(total)
-    if sample_size:
-        select.append(f"min(rn, {sample_size}) FILTER (WHERE pos IS NULL)")
-    row = con.execute(
-        f"SELECT {', '.join(select)} FROM (SELECT {', '.join(per_row)} FROM {TRUTH_VIEW} t "
-        f"FULL JOIN {FIRST_TABLE} a ON {join_condition(spec, truth)})"
-    ).fetchone()
-    assert row is not None
-    values = iter(row)
-    truth_rows, joined = int(next(values)), int(next(values))
-    found = {name: (int(next(values) or 0), int(next(values) or 0)) for name in spec.scored_columns}
-    error_sums = {}
-    for name in truth.ordered:
-        total = next(values)
-        if total is not None:
-            error_sums[name] = float(total)
-    extra_rows = sorted(int(row) for row in next(values) or []) if sample_size else []
+    """Every count in one full join (``count_rows``); the samples in a second, small
+    join (``_sample_rows``)."""
+    totals = count_rows(con, spec, truth, layout, sample_size)
+    joined = totals.joined
     # Columns the output lacks have no sample: only present columns are waited for.
-    present = [name for name in found if name in layout.values]
-    wrong = {name: joined - found[name][0] for name in present}
+    wrong = {name: joined - count for name, count in totals.matched.items()}
     picked, missing_rows = _sample_rows(
-        con, spec, truth, layout, sample_size, wrong, truth_rows - joined
+        con, spec, truth, layout, sample_size, wrong, totals.truth_rows - joined
     )
     samples = _samples(con, spec, truth, layout, picked, missing_rows)
     columns = {
-        name: ColumnCounts(matched, uncastable, samples.get(name, []))
-        for name, (matched, uncastable) in found.items()
+        name: ColumnCounts(
+            totals.matched.get(name, 0), totals.uncastable.get(name, 0), samples.get(name, [])
+        )
+        for name in spec.scored_columns
     }
-    return JoinCounts(truth_rows, joined, columns, error_sums, samples.get("", []), extra_rows)
+    return JoinCounts(
+        totals.truth_rows,
+        joined,
+        columns,
+        totals.error_sums,
+        samples.get("", []),
+        totals.extra_rows,
+    )
 
 
 # The samples are the first disagreements in truth order, so they lie among the first
@@ -296,7 +205,7 @@ def _samples(
         f"FROM (SELECT * FROM {TRUTH_VIEW} WHERE {TRUTH_ROW} IN ({wanted})) t "
         f"LEFT JOIN (SELECT * FROM {FIRST_TABLE} WHERE rn IN ({in_agent})) a "
         f"ON {join_condition(spec, truth)} "
-        f"LEFT JOIN (SELECT rowid AS rid, u FROM {AGENT_TABLE} WHERE rowid IN ({in_agent})) r "
+        f"LEFT JOIN (SELECT rn AS rid, u FROM {AGENT_TABLE} WHERE rn IN ({in_agent})) r "
         "ON r.rid = a.rn"
     )
     by_row = {record[0]: record for record in con.execute(query).fetchall()}
@@ -343,10 +252,10 @@ def extra_key_sample(
     )
     sql = (
         f"SELECT key FROM ("
-        f"SELECT struct_pack({fields}) AS key, a.rowid AS position FROM {AGENT_TABLE} a "
+        f"SELECT struct_pack({fields}) AS key, a.rn AS position FROM {AGENT_TABLE} a "
         f"WHERE NOT a.key_ok UNION ALL "
-        f"SELECT struct_pack({fields}), a.rowid FROM {AGENT_TABLE} a "
-        f"WHERE a.rowid IN ({in_rows})) "
+        f"SELECT struct_pack({fields}), a.rn FROM {AGENT_TABLE} a "
+        f"WHERE a.rn IN ({in_rows})) "
         f"GROUP BY key ORDER BY min(position) LIMIT {sample_size}"
     )
     return [record for (record,) in con.execute(sql).fetchall()]

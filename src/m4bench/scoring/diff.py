@@ -12,7 +12,7 @@ import duckdb
 
 from m4bench.fileio import atomic_path
 from m4bench.scoring.agent_table import AGENT_TABLE, FIRST_TABLE, AgentLayout
-from m4bench.scoring.compare import RAW_JOIN, cell_sql, join_condition
+from m4bench.scoring.cells import RAW_JOIN, cell_sql, join_condition
 from m4bench.scoring.sqltypes import quote_ident, quote_literal
 from m4bench.scoring.truth import TRUTH_VIEW, TruthTable
 from m4bench.tasks.evaluation import EvaluationSpec
@@ -86,8 +86,8 @@ def _agent_side(spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout) ->
     foreign = "(NOT a.key_ok OR t.hit IS NULL)"
     return (
         f"SELECT CASE WHEN {foreign} THEN 'extra' ELSE 'duplicate' END AS status, "
-        f"a.rowid + 1 AS agent_row, {', '.join(keys + values)} "
+        f"a.rn + 1 AS agent_row, {', '.join(keys + values)} "
         f"FROM {AGENT_TABLE} a LEFT JOIN {hits} t ON {join_condition(spec, truth)} "
-        f"LEFT JOIN {FIRST_TABLE} f ON f.rn = a.rowid "
+        f"LEFT JOIN {FIRST_TABLE} f ON f.rn = a.rn "
         f"WHERE {foreign} OR f.rn IS NULL"
     )

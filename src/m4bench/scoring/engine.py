@@ -12,8 +12,8 @@ from pathlib import Path
 import duckdb
 
 from m4bench.scoring.agent_table import (
-    FIRST_TABLE,
     SCRATCH_TABLES,
+    SCRATCH_VIEWS,
     AgentLayout,
     AgentRows,
     load_agent,
@@ -77,15 +77,22 @@ class Scorer:
         self.options = options or ScoreOptions()
         self._truth_path = truth
         self._stack = contextlib.ExitStack()
-        self._con, self.truth = self._open()
+        self._scored = 0
+        self._con, self._scratch, self.truth = self._open()
 
-    def _open(self) -> tuple[duckdb.DuckDBPyConnection, TruthTable]:
-        con = self._stack.enter_context(_connection(self.options))
+    def _open(self) -> tuple[duckdb.DuckDBPyConnection, Path, TruthTable]:
+        con, scratch = self._stack.enter_context(_connection(self.options))
         try:
-            return con, load_truth(con, self.spec, self._truth_path)
+            return con, scratch, load_truth(con, self.spec, self._truth_path)
         except BaseException:
             self._stack.close()
             raise
+
+    @property
+    def scratch_folder(self) -> Path:
+        """Where each output's parsed rows are written while it is scored (deleted on
+        ``close``); its disk needs about the output's own size."""
+        return self._scratch
 
     def __enter__(self) -> Scorer:
         return self
@@ -98,11 +105,14 @@ class Scorer:
 
     def score(self, output: Path, *, diff_path: Path | None = None) -> Score:
         con, options = self._con, self.options
-        _forget_output(con)
+        _forget_output(con, self._scratch)
+        # A new file name per output: nothing cached about an earlier file can apply.
+        self._scored += 1
+        parsed = self._scratch / f"agent-{self._scored}.parquet"
         outcome = _Outcome(inspection=inspect_output(output, options))
         if outcome.inspection.failure is None:
             with _deadline(con, options.time_limit_seconds):
-                _compare(con, self.spec, self.truth, output, options, outcome)
+                _compare(con, self.spec, self.truth, (output, parsed), options, outcome)
             if diff_path is not None and outcome.layout is not None:
                 _write_diff(con, self.spec, self.truth, diff_path, outcome.layout, outcome)
         score = _assemble(self.spec, self.truth, options, outcome)
@@ -110,20 +120,23 @@ class Scorer:
             # DuckDB invalidates a database after an internal error; start afresh.
             self._stack.close()
             self._stack = contextlib.ExitStack()
-            self._con, self.truth = self._open()
+            self._con, self._scratch, self.truth = self._open()
         return score
 
 
-def _forget_output(con: duckdb.DuckDBPyConnection) -> None:
-    """Drop whatever a previous output left in the connection."""
+def _forget_output(con: duckdb.DuckDBPyConnection, scratch: Path) -> None:
+    """Drop whatever a previous output left in the connection and the scratch folder."""
+    drops = [f"DROP VIEW IF EXISTS {view}" for view in SCRATCH_VIEWS]
     tables = (*SCRATCH_TABLES, "reject_errors", "reject_scans")
-    drops = [f"DROP VIEW IF EXISTS {FIRST_TABLE}"]
     drops.extend(f"DROP TABLE IF EXISTS {table}" for table in tables)
     con.execute("; ".join(drops))
+    for parsed in scratch.glob("agent-*.parquet"):
+        parsed.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager
-def _connection(options: ScoreOptions) -> Iterator[duckdb.DuckDBPyConnection]:
+def _connection(options: ScoreOptions) -> Iterator[tuple[duckdb.DuckDBPyConnection, Path]]:
+    """A DuckDB connection and a private scratch folder (its spill space as well)."""
     with tempfile.TemporaryDirectory(prefix="m4bench-score-") as spill:
         con = duckdb.connect(
             ":memory:",
@@ -138,7 +151,7 @@ def _connection(options: ScoreOptions) -> Iterator[duckdb.DuckDBPyConnection]:
             # Scratch tables live in a compressed in-memory database: the parsed output
             # takes a fraction of the memory, so the join rarely has to spill.
             con.execute("ATTACH ':memory:' AS scratch (COMPRESS); USE scratch")
-            yield con
+            yield con, Path(spill)
         finally:
             con.close()
 
@@ -158,10 +171,12 @@ def _compare(
     con: duckdb.DuckDBPyConnection,
     spec: EvaluationSpec,
     table: TruthTable,
-    output: Path,
+    files: tuple[Path, Path],
     options: ScoreOptions,
     outcome: _Outcome,
 ) -> None:
+    """``files``: the output and where its parsed rows go (a scratch Parquet file)."""
+    output, parsed = files
     inspection = outcome.inspection
     header = inspection.header
     assert header is not None
@@ -171,7 +186,7 @@ def _compare(
         inspection.fail("key_columns_missing", f"output lacks key columns {absent_keys}")
         return
     try:
-        layout, outcome.agent = load_agent(con, output, header, spec, table, options)
+        layout, outcome.agent = load_agent(con, output, header, spec, table, options, parsed)
         outcome.layout = layout
         inspection.diagnostics.extend(outcome.agent.reject_notes)
         outcome.present = set(layout.values)
@@ -190,12 +205,24 @@ def _compare(
     except duckdb.OutOfMemoryException as exc:
         inspection.fail("resource_limit", f"scoring ran out of memory: {exc}", "memory_limit_mb")
     except duckdb.Error as exc:
-        outcome.engine_broken = isinstance(exc, duckdb.InternalException | duckdb.FatalException)
-        failure: Failure = "output_unreadable" if outcome.agent is None else "internal_error"
-        inspection.fail(failure, f"output could not be compared: {_first_line(exc)}")
+        _engine_failure(exc, parsed.parent, outcome)
     if inspection.failure is not None:
         outcome.agent, outcome.counts, outcome.present = None, None, set()
         outcome.layout = None
+
+
+def _engine_failure(exc: duckdb.Error, scratch: Path, outcome: _Outcome) -> None:
+    """Record why DuckDB stopped: the scratch disk, the output itself, or the engine."""
+    if isinstance(exc, duckdb.IOException) and str(scratch) in str(exc):
+        outcome.inspection.fail(
+            "resource_limit",
+            f"the parsed output could not be written to the scratch folder {scratch} "
+            f"(is its disk full?): {_first_line(exc)}",
+        )
+        return
+    outcome.engine_broken = isinstance(exc, duckdb.InternalException | duckdb.FatalException)
+    failure: Failure = "output_unreadable" if outcome.agent is None else "internal_error"
+    outcome.inspection.fail(failure, f"output could not be compared: {_first_line(exc)}")
 
 
 def _first_line(exc: Exception) -> str:

@@ -76,6 +76,12 @@ def truth_value(column: str, kind: Comparison) -> str:
 
 def values_agree(truth: str, agent: str, kind: Comparison, tolerance: ColumnTolerance) -> str:
     """True when two non-null typed values agree (NULL-safe: never NULL itself)."""
+    return f"coalesce({values_within(truth, agent, kind, tolerance)}, false)"
+
+
+def values_within(truth: str, agent: str, kind: Comparison, tolerance: ColumnTolerance) -> str:
+    """True when two typed values agree; NULL when either is NULL (for ``CASE WHEN``,
+    where NULL counts as false and the ``coalesce`` of ``values_agree`` only costs)."""
     if kind == "numeric":
         diff = f"abs({truth} - {agent})"
         scale = f"abs({truth})"
@@ -83,13 +89,13 @@ def values_agree(truth: str, agent: str, kind: Comparison, tolerance: ColumnTole
         diff = f"abs(epoch({truth}) - epoch({agent}))"
         scale = f"abs(epoch({truth}))"
     else:
-        return f"coalesce({truth} = {agent}, false)"
+        return f"({truth} = {agent})"
     bound = repr(tolerance.absolute * (1 + _BOUNDARY_SLACK))
     test = f"{diff} <= {bound}"
     if tolerance.relative is not None:
         relative = repr(tolerance.relative * (1 + _BOUNDARY_SLACK))
         test = f"({test} OR {diff} <= {relative} * {scale})"
-    return f"coalesce({test}, false)"
+    return f"({test})"
 
 
 def agent_key(cell: str, kind: Comparison, sql_type: str) -> str:

@@ -1,0 +1,166 @@
+"""Every per-column count of one output, from one full join grouped on bit words.
+
+Each row of the full join of truth and ``agent_first`` is reduced to a few BIGINT
+words: bit ``i`` of ``ag`` is set when compared column ``i`` agrees within tolerance,
+of ``tz`` / ``az`` when the truth / agent value is null, and the agent's own
+uncastable-cell words ``w0..`` come along unchanged. Rows with the same words form one
+group (a few thousand for a typical output), carrying its row count and the summed
+scaled errors of the ordered columns; a second, small aggregate over the groups gives
+every column's matched and uncastable counts and error sum. Evaluating the rules once
+per group instead of once per row is what makes this cheaper than one aggregate with
+a filter per count.
+
+Scaled errors are summed as integers, in units of 2^-52, so a sum does not depend on
+the order in which threads add their parts: the same output always gets the same nMAE.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+from m4bench.scoring.agent_table import FIRST_TABLE, FLAG_BITS, AgentLayout
+from m4bench.scoring.cells import join_condition
+from m4bench.scoring.sqltypes import truth_value, values_within
+from m4bench.scoring.truth import TRUTH_ROW, TRUTH_VIEW, TruthTable
+from m4bench.tasks.evaluation import EvaluationSpec
+
+# One unit of a summed scaled error: errors lie in [0, 1], so 2^52 units keep every
+# bit a double has there, and four million of them still fit a HUGEINT many times over.
+ERROR_UNIT = 2**52
+_WORD_BITS = 62
+_JOINED = "in_truth AND has_agent"
+
+
+@dataclass(frozen=True)
+class Totals:
+    """``joined`` = truth rows whose key the output has (first output row per key)."""
+
+    truth_rows: int
+    joined: int
+    matched: dict[str, int]
+    uncastable: dict[str, int]
+    error_sums: dict[str, float]
+    extra_rows: list[int]
+
+
+@dataclass(frozen=True)
+class _Column:
+    name: str
+    bit: int
+    agent_index: int
+
+    @property
+    def word(self) -> int:
+        return self.bit // _WORD_BITS
+
+    @property
+    def mask(self) -> int:
+        return 1 << (self.bit % _WORD_BITS)
+
+    def test(self, word: str) -> str:
+        """SQL true when this column's bit is set in word family ``word``."""
+        return f"(({word}{self.word} & {self.mask}) <> 0)"
+
+    def flag(self) -> str:
+        """SQL true when the agent's cell did not cast (the agent's own flag words)."""
+        return f"((w{self.agent_index // FLAG_BITS} & {1 << (self.agent_index % FLAG_BITS)}) <> 0)"
+
+
+def count_rows(
+    con: duckdb.DuckDBPyConnection,
+    spec: EvaluationSpec,
+    truth: TruthTable,
+    layout: AgentLayout,
+    sample_size: int,
+) -> Totals:
+    """All counts of the full join; ``extra_rows``: output rows of the first extra keys."""
+    names = [name for name in dict.fromkeys([*spec.scored_columns, *truth.ordered])]
+    compared = [
+        _Column(name, bit, layout.values[name])
+        for bit, name in enumerate(name for name in names if name in layout.values)
+    ]
+    groups = _grouped_sql(spec, truth, layout, compared, sample_size)
+    select = [
+        "coalesce(sum(n) FILTER (WHERE in_truth), 0)",
+        f"coalesce(sum(n) FILTER (WHERE {_JOINED}), 0)",
+    ]
+    scored = [column for column in compared if column.name in spec.scored_columns]
+    for column in scored:
+        both_null = f"({column.test('tz')} AND {column.test('az')} AND NOT {column.flag()})"
+        select.append(
+            f"coalesce(sum(n) FILTER (WHERE {_JOINED} AND ({column.test('ag')} OR {both_null})), 0)"
+        )
+        select.append(f"coalesce(sum(n) FILTER (WHERE {_JOINED} AND {column.flag()}), 0)")
+    ordered = [column for column in compared if column.name in truth.ordered]
+    for column in ordered:
+        select.append(_error_total(column))
+    select.append("flatten(list(extra) FILTER (WHERE NOT in_truth))" if sample_size else "NULL")
+    row = con.execute(f"SELECT {', '.join(select)} FROM ({groups})").fetchone()
+    assert row is not None
+    values = list(row)
+    extra = sorted(int(rn) for rn in values.pop() or [])[:sample_size]
+    truth_rows, joined = int(values[0]), int(values[1])
+    counts = iter(values[2:])
+    matched, uncastable = {}, {}
+    for column in scored:
+        matched[column.name], uncastable[column.name] = int(next(counts)), int(next(counts))
+    errors = {column.name: int(next(counts)) / ERROR_UNIT for column in ordered}
+    return Totals(truth_rows, joined, matched, uncastable, errors, extra)
+
+
+def _error_total(column: _Column) -> str:
+    """Summed scaled error over joined rows: 0 both null, 1 one null, else the scaled
+    difference (the group's summed units; rows with a null in the column add nothing)."""
+    truth_null, agent_null = column.test("tz"), column.test("az")
+    return (
+        f"coalesce(sum(CASE WHEN NOT {truth_null} AND NOT {agent_null} THEN e{column.bit} "
+        f"WHEN {truth_null} <> {agent_null} THEN CAST(n AS HUGEINT) * {ERROR_UNIT} ELSE 0 END) "
+        f"FILTER (WHERE {_JOINED}), 0)"
+    )
+
+
+def _grouped_sql(
+    spec: EvaluationSpec,
+    truth: TruthTable,
+    layout: AgentLayout,
+    compared: list[_Column],
+    sample_size: int,
+) -> str:
+    """The full join, one row per distinct combination of words."""
+    words = -(-len(compared) // _WORD_BITS)
+    bits: dict[str, list[list[str]]] = {family: [[] for _ in range(words)] for family in "zag"}
+    per_row = [f"t.{TRUTH_ROW} IS NOT NULL AS in_truth", "a.rn IS NOT NULL AS has_agent"]
+    sums = []
+    for column in compared:
+        kind = truth.columns[column.name].kind
+        tv = truth_value(f"t.{truth.columns[column.name].ident}", kind)
+        agent = f"a.v{column.agent_index}"
+        bits["z"][column.word].append(f"CASE WHEN {tv} IS NULL THEN {column.mask} ELSE 0 END")
+        bits["a"][column.word].append(f"CASE WHEN {agent} IS NULL THEN {column.mask} ELSE 0 END")
+        if column.name in spec.scored_columns:
+            agree = values_within(tv, agent, kind, spec.tolerance_for(column.name))
+            bits["g"][column.word].append(f"CASE WHEN {agree} THEN {column.mask} ELSE 0 END")
+        if column.name in truth.ordered:
+            # least() skips a NULL argument; such rows are told apart by their null bits.
+            scaled = f"least(abs({agent} - {tv}) / {truth.scales[column.name]!r}, 1.0)"
+            per_row.append(f"CAST({scaled} * {float(ERROR_UNIT)!r} AS BIGINT) AS d{column.bit}")
+            sums.append(f"sum(d{column.bit}) AS e{column.bit}")
+    for family, prefix in (("g", "ag"), ("z", "tz"), ("a", "az")):
+        for word, terms in enumerate(bits[family]):
+            per_row.append(f"CAST({' + '.join(terms) or '0'} AS BIGINT) AS {prefix}{word}")
+    per_row.extend(f"a.{word}" for word in layout.flag_words)
+    per_row.append("a.rn")
+    keys = ", ".join(
+        ["in_truth", "has_agent"]
+        + [f"{prefix}{word}" for prefix in ("ag", "tz", "az") for word in range(words)]
+        + layout.flag_words
+    )
+    if sample_size:
+        sums.append(f"min(rn, {sample_size}) FILTER (WHERE NOT in_truth) AS extra")
+    return (
+        f"SELECT {keys}, count(*) AS n{''.join(', ' + part for part in sums)} FROM ("
+        f"SELECT {', '.join(per_row)} FROM {TRUTH_VIEW} t FULL JOIN {FIRST_TABLE} a "
+        f"ON {join_condition(spec, truth)}) GROUP BY {keys}"
+    )
