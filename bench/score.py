@@ -25,6 +25,8 @@ from pathlib import Path
 
 import duckdb
 
+from m4bench.provision.ground_truth import write_truth_file
+
 KEYS = ["stay_id", "charttime"]
 VALUES = [
     "uo_mlkghr_6hr",
@@ -67,7 +69,8 @@ def build(folder: Path, rows: int) -> tuple[Path, Path]:
         f"TIMESTAMP '2150-01-01' + to_hours(i % 60) + to_days(i // 60 % 300) AS charttime, "
         f"{values} FROM range({rows}) r(i)"
     )
-    con.execute(f"COPY t TO '{truth}' (FORMAT parquet)")
+    # Written as provisioning writes a ground truth, footer facts included.
+    write_truth_file(con.execute("SELECT * FROM t").fetch_arrow_table(), truth, KEYS)
     agent_values = ", ".join(_agent_value(name, index) for index, name in enumerate(SCORED))
     con.execute(
         "CREATE TABLE a AS SELECT CAST(stay_id AS VARCHAR) AS stay_id, "

@@ -26,6 +26,7 @@ from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_path, read_model, sha256_file, sha256_text, write_model
 from m4bench.home import DataHome
 from m4bench.provision.layout import ground_truth_dir, reference_key
+from m4bench.scoring.truth_facts import measure_truth, with_facts
 from m4bench.sources.layout import Source
 from m4bench.tasks.catalog import Task, load_catalog
 from m4bench.tasks.reference import run_reference
@@ -132,11 +133,14 @@ def compute_ground_truth(task: Task, source: Source) -> pa.Table:
         con.close()
 
 
-def write_truth_file(table: pa.Table, target: Path) -> None:
-    """Parquet with fixed writer options: the same table always gives the same bytes."""
+def write_truth_file(table: pa.Table, target: Path, key_columns: list[str]) -> None:
+    """Parquet with fixed writer options: the same table always gives the same bytes.
+
+    The footer carries the facts the scorer would otherwise establish for every output
+    (unique keys, column ranges; see ``m4bench.scoring.truth_facts``)."""
     with atomic_path(target) as tmp:
         pq.write_table(
-            table,
+            with_facts(table, measure_truth(table, key_columns)),
             tmp,
             compression="zstd",
             compression_level=3,
@@ -159,7 +163,7 @@ def build_ground_truth(
         return GroundTruthResult(key, truth, manifest, "up-to-date")
     inputs = expected_inputs(task, source)
     table = compute_ground_truth(task, source)
-    write_truth_file(table, truth)
+    write_truth_file(table, truth, list(task.card.evaluation.key_columns))
     manifest = GroundTruthManifest(
         key=key,
         inputs=inputs,

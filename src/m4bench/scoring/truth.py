@@ -14,6 +14,7 @@ import duckdb
 from m4bench.errors import M4BenchError
 from m4bench.scoring.model import Comparison
 from m4bench.scoring.sqltypes import comparison_for, quote_ident, quote_literal
+from m4bench.scoring.truth_facts import column_scales, first_duplicate_key, stored_facts
 from m4bench.tasks.evaluation import EvaluationSpec
 
 TRUTH_VIEW = "truth"
@@ -68,16 +69,24 @@ def load_truth(con: duckdb.DuckDBPyConnection, spec: EvaluationSpec, path: Path)
             hint=_HINT,
         )
     keys = [columns[name].ident for name in spec.key_columns]
-    _reject_duplicate_keys(con, path, spec.key_columns, keys)
     rows, null_keys = _count_rows(con, keys)
+    facts = stored_facts(path) if _is_parquet(path) else None
+    if facts is not None and facts.rows != rows:
+        facts = None
+    if facts is None or facts.unique_keys != spec.key_columns:
+        _reject_duplicate_keys(con, path, spec.key_columns)
     ordered = _ordered_columns(spec, columns, path)
+    if facts is not None and all(name in facts.scales for name in ordered):
+        scales = {name: facts.scales[name] for name in ordered}
+    else:
+        scales = column_scales(con, TRUTH_VIEW, ordered)
     return TruthTable(
         path=path,
         columns=columns,
         rows=rows,
         has_null_keys=null_keys > 0,
         ordered=ordered,
-        scales=_scales(con, [columns[name] for name in ordered]),
+        scales=scales,
     )
 
 
@@ -109,14 +118,8 @@ def _is_parquet(path: Path) -> bool:
         return handle.read(4) == b"PAR1"
 
 
-def _reject_duplicate_keys(
-    con: duckdb.DuckDBPyConnection, path: Path, names: list[str], keys: list[str]
-) -> None:
-    key_list = ", ".join(keys)
-    duplicate = con.execute(
-        f"SELECT {key_list}, count(*) FROM {TRUTH_VIEW} GROUP BY ALL HAVING count(*) > 1 "
-        f"ORDER BY ALL LIMIT 1"
-    ).fetchone()
+def _reject_duplicate_keys(con: duckdb.DuckDBPyConnection, path: Path, names: list[str]) -> None:
+    duplicate = first_duplicate_key(con, TRUTH_VIEW, names)
     if duplicate is not None:
         key = dict(zip(names, duplicate[:-1], strict=True))
         raise M4BenchError(
@@ -155,20 +158,3 @@ def _ordered_columns(
             hint="list only numeric truth columns in [evaluation] ordered_columns",
         )
     return list(spec.ordered_columns)
-
-
-def _scales(con: duckdb.DuckDBPyConnection, columns: list[TruthColumn]) -> dict[str, float]:
-    """Range of each ordered column (max - min), 1.0 when empty or constant."""
-    if not columns:
-        return {}
-    ranges = ", ".join(
-        f"max(CAST({column.ident} AS DOUBLE)) - min(CAST({column.ident} AS DOUBLE))"
-        for column in columns
-    )
-    row = con.execute(f"SELECT {ranges} FROM {TRUTH_VIEW}").fetchone()
-    assert row is not None
-    scales: dict[str, float] = {}
-    for column, value in zip(columns, row, strict=True):
-        usable = value is not None and value == value and 0 < float(value) < float("inf")
-        scales[column.name] = float(value) if usable else 1.0
-    return scales

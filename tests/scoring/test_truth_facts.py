@@ -1,0 +1,105 @@
+"""Facts stored in a ground truth's footer: the same score with or without them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from scoring_helpers import OutputMaker, spec_for
+
+from m4bench.errors import M4BenchError
+from m4bench.provision.ground_truth import write_truth_file
+from m4bench.scoring import score_output
+from m4bench.scoring.truth_facts import TruthFacts, measure_truth, stored_facts, with_facts
+
+TRUTH = (
+    "SELECT i // 10 AS stay_id, i % 10 AS hour, i * 0.25 AS x, "
+    "CASE WHEN i % 7 = 0 THEN NULL ELSE i % 5 END AS y, "
+    "CASE WHEN i = 3 THEN 'NaN'::DOUBLE ELSE 1.5 END AS z, 'a' AS label "
+    "FROM range(500) r(i)"
+)
+SPEC = spec_for(["stay_id", "hour"], ["x", "y", "z", "label"])
+
+
+def _table(select: str) -> pa.Table:
+    with duckdb.connect() as con:
+        return con.execute(select).fetch_arrow_table()
+
+
+def test_provisioned_truth_carries_its_facts(tmp_path: Path) -> None:
+    target = tmp_path / "truth.parquet"
+    write_truth_file(_table(TRUTH), target, ["stay_id", "hour"])
+    facts = stored_facts(target)
+    assert facts is not None
+    assert facts.rows == 500
+    assert facts.unique_keys == ["stay_id", "hour"]
+    # x spans 0..124.75; y 0..4; z holds a NaN, so its scale falls back to 1.0.
+    assert facts.scales["x"] == 124.75
+    assert facts.scales["y"] == 4.0
+    assert facts.scales["z"] == 1.0
+    assert "label" not in facts.scales
+
+
+def test_scores_are_the_same_with_and_without_facts(
+    tmp_path: Path, make_output: OutputMaker
+) -> None:
+    table = _table(TRUTH)
+    with_footer, plain = tmp_path / "facts.parquet", tmp_path / "plain.parquet"
+    write_truth_file(table, with_footer, ["stay_id", "hour"])
+    pq.write_table(table, plain)
+    assert stored_facts(plain) is None
+    rows = [f"{i // 10},{i % 10},{i * 0.25 + (i % 3) * 0.5},{i % 5},1.5,a" for i in range(490)]
+    output = make_output("stay_id,hour,x,y,z,label\n" + "\n".join(rows) + "\n")
+    first = score_output(SPEC, with_footer, output)
+    second = score_output(SPEC, plain, output)
+    assert first.model_dump_json() == second.model_dump_json()
+    assert first.ordered_error.scales == {"x": 124.75, "y": 4.0, "z": 1.0}
+
+
+def test_repeated_truth_keys_are_recorded_and_still_refused(
+    tmp_path: Path, make_output: OutputMaker
+) -> None:
+    target = tmp_path / "truth.parquet"
+    write_truth_file(
+        _table("SELECT 1 AS stay_id, 2 AS hour, 0.5 AS x FROM range(2)"),
+        target,
+        ["stay_id", "hour"],
+    )
+    facts = stored_facts(target)
+    assert facts is not None and facts.unique_keys is None
+    output = make_output("stay_id,hour,x\n1,2,0.5\n")
+    with pytest.raises(M4BenchError, match="2 rows with the same key"):
+        score_output(spec_for(["stay_id", "hour"], ["x"]), target, output)
+
+
+def test_facts_that_do_not_fit_the_file_are_ignored(
+    tmp_path: Path, make_output: OutputMaker
+) -> None:
+    table = _table("SELECT 1 AS stay_id, 2 AS hour, 0.5 AS x FROM range(2)")
+    # Facts claiming unique keys, but for a different row count: not this file's.
+    wrong = TruthFacts(rows=3, unique_keys=["stay_id", "hour"], scales={"x": 1.0})
+    target = tmp_path / "truth.parquet"
+    pq.write_table(with_facts(table, wrong), target)
+    output = make_output("stay_id,hour,x\n1,2,0.5\n")
+    with pytest.raises(M4BenchError, match="same key"):
+        score_output(spec_for(["stay_id", "hour"], ["x"]), target, output)
+
+
+def test_facts_for_other_keys_are_not_trusted(tmp_path: Path, make_output: OutputMaker) -> None:
+    table = _table("SELECT 1 AS stay_id, i AS hour, 0.5 AS x FROM range(2) r(i)")
+    target = tmp_path / "truth.parquet"
+    write_truth_file(table, target, ["stay_id", "hour"])
+    output = make_output("stay_id,x\n1,0.5\n")
+    with pytest.raises(M4BenchError, match="same key"):
+        score_output(spec_for(["stay_id"], ["x"]), target, output)
+
+
+def test_unreadable_facts_are_ignored(tmp_path: Path) -> None:
+    table = _table("SELECT 1 AS stay_id")
+    target = tmp_path / "truth.parquet"
+    pq.write_table(table.replace_schema_metadata({b"m4bench.truth_facts": b"{not json"}), target)
+    assert stored_facts(target) is None
+    assert measure_truth(table, ["absent"]).unique_keys is None
