@@ -67,10 +67,11 @@ def compare_rows(
     truth: TruthTable,
     layout: AgentLayout,
     sample_size: int,
+    passes: int = 1,
 ) -> JoinCounts:
-    """Every count in one full join (``count_rows``); the samples in a second, small
-    join (``_sample_rows``)."""
-    totals = count_rows(con, spec, truth, layout, sample_size)
+    """Every count in one full join (``count_rows``, in ``passes`` passes); the samples
+    in a second, small join (``_sample_rows``)."""
+    totals = count_rows(con, spec, truth, layout, sample_size, passes)
     joined = totals.joined
     # Columns the output lacks have no sample: only present columns are waited for.
     wrong = {name: joined - count for name, count in totals.matched.items()}

@@ -12,6 +12,11 @@ a filter per count.
 
 Scaled errors are summed as integers, in units of 2^-52, so a sum does not depend on
 the order in which threads add their parts: the same output always gets the same nMAE.
+
+The join's hash table holds one side's keys and values. When that would take more than
+half the memory limit, the join runs in several passes, each over the rows whose key
+hash falls in one part (both sides are cut by the same hash of the same typed key), and
+the counts of the passes are added: memory stays bounded for a little more time.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import duckdb
 
 from m4bench.scoring.agent_table import FIRST_TABLE, FLAG_BITS, AgentLayout
 from m4bench.scoring.cells import join_condition
-from m4bench.scoring.sqltypes import truth_value, values_within
+from m4bench.scoring.sqltypes import truth_key, truth_value, values_within
 from m4bench.scoring.truth import TRUTH_ROW, TRUTH_VIEW, TruthTable
 from m4bench.tasks.evaluation import EvaluationSpec
 
@@ -68,20 +73,32 @@ class _Column:
         return f"((w{self.agent_index // FLAG_BITS} & {1 << (self.agent_index % FLAG_BITS)}) <> 0)"
 
 
+def join_passes(rows: int, layout: AgentLayout, memory_limit_mb: int) -> int:
+    """How many passes keep the join's hash table of ``rows`` rows under half the limit.
+
+    A row of the table costs about 8 bytes per key, value and flag word and its row
+    number, plus about 32 bytes of hash, pointer and validity.
+    """
+    width = 8 * (layout.key_count + len(layout.values) + len(layout.flag_words) + 1) + 32
+    budget = memory_limit_mb * 1024**2 // 2
+    return max(1, -(-rows * width // budget))
+
+
 def count_rows(
     con: duckdb.DuckDBPyConnection,
     spec: EvaluationSpec,
     truth: TruthTable,
     layout: AgentLayout,
     sample_size: int,
+    passes: int = 1,
 ) -> Totals:
-    """All counts of the full join; ``extra_rows``: output rows of the first extra keys."""
+    """All counts of the full join, in ``passes`` passes over parts of the keys;
+    ``extra_rows``: output rows of the first extra keys."""
     names = [name for name in dict.fromkeys([*spec.scored_columns, *truth.ordered])]
     compared = [
         _Column(name, bit, layout.values[name])
         for bit, name in enumerate(name for name in names if name in layout.values)
     ]
-    groups = _grouped_sql(spec, truth, layout, compared, sample_size)
     select = [
         "coalesce(sum(n) FILTER (WHERE in_truth), 0)",
         f"coalesce(sum(n) FILTER (WHERE {_JOINED}), 0)",
@@ -97,17 +114,23 @@ def count_rows(
     for column in ordered:
         select.append(_error_total(column))
     select.append("flatten(list(extra) FILTER (WHERE NOT in_truth))" if sample_size else "NULL")
-    row = con.execute(f"SELECT {', '.join(select)} FROM ({groups})").fetchone()
-    assert row is not None
-    values = list(row)
-    extra = sorted(int(rn) for rn in values.pop() or [])[:sample_size]
+    values = [0] * (len(select) - 1)
+    extras: list[int] = []
+    for part in range(passes):
+        groups = _grouped_sql(spec, truth, layout, compared, sample_size, (part, passes))
+        row = con.execute(f"SELECT {', '.join(select)} FROM ({groups})").fetchone()
+        assert row is not None
+        *found, extra = row
+        values = [total + int(value) for total, value in zip(values, found, strict=True)]
+        extras.extend(int(rn) for rn in extra or [])
+    extra_rows = sorted(extras)[:sample_size]
     truth_rows, joined = int(values[0]), int(values[1])
     counts = iter(values[2:])
     matched, uncastable = {}, {}
     for column in scored:
         matched[column.name], uncastable[column.name] = int(next(counts)), int(next(counts))
     errors = {column.name: int(next(counts)) / ERROR_UNIT for column in ordered}
-    return Totals(truth_rows, joined, matched, uncastable, errors, extra)
+    return Totals(truth_rows, joined, matched, uncastable, errors, extra_rows)
 
 
 def _error_total(column: _Column) -> str:
@@ -127,8 +150,9 @@ def _grouped_sql(
     layout: AgentLayout,
     compared: list[_Column],
     sample_size: int,
+    part: tuple[int, int],
 ) -> str:
-    """The full join, one row per distinct combination of words."""
+    """The full join of one part of the keys, one row per distinct combination of words."""
     words = -(-len(compared) // _WORD_BITS)
     bits: dict[str, list[list[str]]] = {family: [[] for _ in range(words)] for family in "zag"}
     per_row = [f"t.{TRUTH_ROW} IS NOT NULL AS in_truth", "a.rn IS NOT NULL AS has_agent"]
@@ -161,6 +185,27 @@ def _grouped_sql(
         sums.append(f"min(rn, {sample_size}) FILTER (WHERE NOT in_truth) AS extra")
     return (
         f"SELECT {keys}, count(*) AS n{''.join(', ' + part for part in sums)} FROM ("
-        f"SELECT {', '.join(per_row)} FROM {TRUTH_VIEW} t FULL JOIN {FIRST_TABLE} a "
+        f"SELECT {', '.join(per_row)} FROM {_truth_part(spec, truth, part)} t "
+        f"FULL JOIN {_agent_part(layout, part)} a "
         f"ON {join_condition(spec, truth)}) GROUP BY {keys}"
     )
+
+
+def _truth_part(spec: EvaluationSpec, truth: TruthTable, part: tuple[int, int]) -> str:
+    """The truth rows whose key hash falls in ``part`` (index, count)."""
+    if part[1] == 1:
+        return TRUTH_VIEW
+    keys = ", ".join(
+        truth_key(f"t.{column.ident}", column.kind, column.sql_type)
+        for column in (truth.columns[name] for name in spec.key_columns)
+    )
+    return f"(SELECT * FROM {TRUTH_VIEW} t WHERE hash({keys}) % {part[1]} = {part[0]})"
+
+
+def _agent_part(layout: AgentLayout, part: tuple[int, int]) -> str:
+    """The output rows whose key hash falls in ``part``: the same typed values as the
+    truth's side of the join condition, so equal keys always land in the same part."""
+    if part[1] == 1:
+        return FIRST_TABLE
+    keys = ", ".join(f"a.{key}" for key in layout.keys)
+    return f"(SELECT * FROM {FIRST_TABLE} a WHERE hash({keys}) % {part[1]} = {part[0]})"

@@ -19,6 +19,7 @@ from m4bench.scoring.agent_table import (
     load_agent,
 )
 from m4bench.scoring.compare import JoinCounts, compare_rows, extra_key_sample
+from m4bench.scoring.counts import join_passes
 from m4bench.scoring.diff import write_diff
 from m4bench.scoring.metrics import (
     column_scores,
@@ -191,7 +192,9 @@ def _compare(
         inspection.diagnostics.extend(outcome.agent.reject_notes)
         outcome.present = set(layout.values)
         size = options.mismatch_sample_size
-        outcome.counts = compare_rows(con, spec, table, layout, size)
+        rows = max(table.rows, outcome.agent.rows)
+        passes = join_passes(rows, layout, options.memory_limit_mb)
+        outcome.counts = compare_rows(con, spec, table, layout, size, passes)
         if outcome.agent.unique_keys > outcome.counts.joined:
             outcome.extra_sample = extra_key_sample(
                 con, spec, table, layout, size, outcome.counts.extra_rows
