@@ -24,6 +24,11 @@ TRUTH = (
 SPEC = spec_for(["stay_id", "hour"], ["x", "y", "z", "label"])
 
 
+def _facts(path: Path) -> TruthFacts | None:
+    with duckdb.connect() as con:
+        return stored_facts(con, path)
+
+
 def _table(select: str) -> pa.Table:
     with duckdb.connect() as con:
         return con.execute(select).fetch_arrow_table()
@@ -32,7 +37,7 @@ def _table(select: str) -> pa.Table:
 def test_provisioned_truth_carries_its_facts(tmp_path: Path) -> None:
     target = tmp_path / "truth.parquet"
     write_truth_file(_table(TRUTH), target, ["stay_id", "hour"])
-    facts = stored_facts(target)
+    facts = _facts(target)
     assert facts is not None
     assert facts.rows == 500
     assert facts.unique_keys == ["stay_id", "hour"]
@@ -50,7 +55,7 @@ def test_scores_are_the_same_with_and_without_facts(
     with_footer, plain = tmp_path / "facts.parquet", tmp_path / "plain.parquet"
     write_truth_file(table, with_footer, ["stay_id", "hour"])
     pq.write_table(table, plain)
-    assert stored_facts(plain) is None
+    assert _facts(plain) is None
     rows = [f"{i // 10},{i % 10},{i * 0.25 + (i % 3) * 0.5},{i % 5},1.5,a" for i in range(490)]
     output = make_output("stay_id,hour,x,y,z,label\n" + "\n".join(rows) + "\n")
     first = score_output(SPEC, with_footer, output)
@@ -68,7 +73,7 @@ def test_repeated_truth_keys_are_recorded_and_still_refused(
         target,
         ["stay_id", "hour"],
     )
-    facts = stored_facts(target)
+    facts = _facts(target)
     assert facts is not None and facts.unique_keys is None
     output = make_output("stay_id,hour,x\n1,2,0.5\n")
     with pytest.raises(M4BenchError, match="2 rows with the same key"):
@@ -101,5 +106,5 @@ def test_unreadable_facts_are_ignored(tmp_path: Path) -> None:
     table = _table("SELECT 1 AS stay_id")
     target = tmp_path / "truth.parquet"
     pq.write_table(table.replace_schema_metadata({b"m4bench.truth_facts": b"{not json"}), target)
-    assert stored_facts(target) is None
+    assert _facts(target) is None
     assert measure_truth(table, ["absent"]).unique_keys is None

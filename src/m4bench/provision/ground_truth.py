@@ -144,7 +144,7 @@ def write_truth_file(table: pa.Table, target: Path, key_columns: list[str]) -> N
             tmp,
             compression="zstd",
             compression_level=3,
-            row_group_size=1 << 20,
+            row_group_size=1 << 17,
             use_dictionary=True,
             write_statistics=True,
             version="2.6",

@@ -217,8 +217,13 @@ def _create_first_rows(
     con: duckdb.DuckDBPyConnection, layout: AgentLayout, *, deduplicate: bool
 ) -> None:
     """Define ``agent_first``: castable-key rows, later repeats of a key left out."""
+    # The narrowest types that hold them: this view is the join's hash table payload.
+    flags = [
+        f"CAST(a.{word} AS {_flag_type(len(layout.values) - index * FLAG_BITS)}) AS {word}"
+        for index, word in enumerate(layout.flag_words)
+    ]
     slim = ", ".join(
-        ["a.rn", *[f"a.{name}" for name in layout.keys + layout.flag_words]]
+        ["CAST(a.rn AS INTEGER) AS rn", *[f"a.{name}" for name in layout.keys], *flags]
         + [f"a.v{j}" for j in layout.values.values()]
     )
     rows = f"SELECT {slim} FROM {AGENT_TABLE} a"
@@ -230,6 +235,15 @@ def _create_first_rows(
         f"CREATE VIEW {FIRST_TABLE} AS {rows} LEFT JOIN {_REPEATS} r ON {same_key} "
         "WHERE a.key_ok AND (r.keep IS NULL OR a.rn = r.keep)"
     )
+
+
+def _flag_type(columns: int) -> str:
+    """The smallest unsigned integer type for a flag word over ``columns`` columns."""
+    bits = min(columns, FLAG_BITS)
+    return next(name for size, name in _UNSIGNED if bits <= size)
+
+
+_UNSIGNED = ((8, "UTINYINT"), (16, "USMALLINT"), (32, "UINTEGER"), (64, "UBIGINT"))
 
 
 def _reject_notes(con: duckdb.DuckDBPyConnection, errors: int) -> list[str]:

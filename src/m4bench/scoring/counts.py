@@ -76,10 +76,11 @@ class _Column:
 def join_passes(rows: int, layout: AgentLayout, memory_limit_mb: int) -> int:
     """How many passes keep the join's hash table of ``rows`` rows under half the limit.
 
-    A row of the table costs about 8 bytes per key, value and flag word and its row
-    number, plus about 32 bytes of hash, pointer and validity.
+    A row of the table costs 8 bytes per key and value, up to 8 per flag word, 4 for
+    its row number and about 32 of hash, pointer and validity (see ``agent_first``).
     """
-    width = 8 * (layout.key_count + len(layout.values) + len(layout.flag_words) + 1) + 32
+    fields = layout.key_count + len(layout.values) + len(layout.flag_words)
+    width = 8 * fields + 4 + 32
     budget = memory_limit_mb * 1024**2 // 2
     return max(1, -(-rows * width // budget))
 

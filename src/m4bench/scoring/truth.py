@@ -70,7 +70,7 @@ def load_truth(con: duckdb.DuckDBPyConnection, spec: EvaluationSpec, path: Path)
         )
     keys = [columns[name].ident for name in spec.key_columns]
     rows, null_keys = _count_rows(con, keys)
-    facts = stored_facts(path) if _is_parquet(path) else None
+    facts = stored_facts(con, path) if _is_parquet(path) else None
     if facts is not None and facts.rows != rows:
         facts = None
     if facts is None or facts.unique_keys != spec.key_columns:

@@ -13,13 +13,15 @@ computed by the same SQL the scorer would run, so a score is the same either way
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import pyarrow as pa
-import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from m4bench.scoring.sqltypes import comparison_for, quote_ident
+from m4bench.scoring.sqltypes import comparison_for, quote_ident, quote_literal
+
+if TYPE_CHECKING:  # the scorer itself never needs pyarrow loaded (about 50 MB)
+    import pyarrow as pa
 
 # Key of the facts in the Parquet file's schema metadata (a JSON ``TruthFacts``).
 FACTS_KEY = b"m4bench.truth_facts"
@@ -89,11 +91,13 @@ def with_facts(table: pa.Table, facts: TruthFacts) -> pa.Table:
     return table.replace_schema_metadata(metadata)
 
 
-def stored_facts(path: Path) -> TruthFacts | None:
+def stored_facts(con: duckdb.DuckDBPyConnection, path: Path) -> TruthFacts | None:
     """The facts in a Parquet file's footer; None when absent, unreadable or invalid."""
     try:
-        metadata = pq.read_schema(path).metadata or {}
-        raw = metadata.get(FACTS_KEY)
-        return None if raw is None else TruthFacts.model_validate_json(raw)
-    except (OSError, pa.ArrowException, ValidationError):
+        row = con.execute(
+            f"SELECT value FROM parquet_kv_metadata({quote_literal(str(path))}) "
+            f"WHERE key = {quote_literal(FACTS_KEY.decode())}::BLOB"
+        ).fetchone()
+        return None if row is None else TruthFacts.model_validate_json(row[0])
+    except (duckdb.Error, ValidationError):
         return None
