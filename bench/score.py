@@ -6,7 +6,7 @@ realistic disagreements (missing, extra and duplicate rows, ISO ``T`` timestamps
 values off by more than the tolerance, blanks, text in numeric cells). Each scorer
 runs in its own process so its peak resident memory is its own.
 
-Run: .venv/bin/python bench/score.py [--rows N]
+Run: .venv/bin/python bench/score.py [--rows N] [--memory-limit-mb MB]
 Needs pandas for the comparison, which is not a project dependency:
     .venv/bin/pip install pandas
 """
@@ -26,6 +26,7 @@ from pathlib import Path
 import duckdb
 
 from m4bench.provision.ground_truth import write_truth_file
+from m4bench.scoring.options import ScoreOptions
 
 KEYS = ["stay_id", "charttime"]
 VALUES = [
@@ -58,7 +59,8 @@ def spec_json() -> str:
 def build(folder: Path, rows: int) -> tuple[Path, Path]:
     """Write truth.parquet and output.csv (seeded, so every run sees the same data)."""
     truth, output = folder / "truth.parquet", folder / "output.csv"
-    con = duckdb.connect()
+    # One thread: random() after setseed() repeats its sequence only when not shared.
+    con = duckdb.connect(config={"threads": "1"})
     con.execute("SELECT setseed(0.42)")
     values = ", ".join(
         f"round(random() * {scale}, 4) AS {name}"
@@ -98,12 +100,13 @@ def _agent_value(name: str, index: int) -> str:
     )
 
 
-def run_ours(truth: Path, output: Path) -> dict[str, object]:
-    from m4bench.scoring import score_output
+def run_ours(truth: Path, output: Path, memory_limit_mb: int) -> dict[str, object]:
+    from m4bench.scoring import ScoreOptions, score_output
     from m4bench.tasks.evaluation import EvaluationSpec
 
     spec = EvaluationSpec.model_validate_json(spec_json())
-    score = score_output(spec, truth, output)
+    options = ScoreOptions(memory_limit_mb=memory_limit_mb)
+    score = score_output(spec, truth, output, options=options)
     return {"reward": score.reward, "matched": [c.matched for c in score.columns]}
 
 
@@ -133,13 +136,16 @@ def run_pandas(truth: Path, output: Path) -> dict[str, object]:
     return {"reward": round(sum(rates) / len(rates), 8), "matched": matched}
 
 
-def _child(which: str, truth: Path, output: Path) -> None:
+def _child(which: str, truth: Path, output: Path, memory_limit_mb: int) -> None:
     if which == "ours":
         import m4bench.scoring  # noqa: F401  (imports are not timed, for either side)
     else:
         import pandas  # noqa: F401
     start, cpu = time.perf_counter(), time.process_time()
-    result = run_ours(truth, output) if which == "ours" else run_pandas(truth, output)
+    if which == "ours":
+        result = run_ours(truth, output, memory_limit_mb)
+    else:
+        result = run_pandas(truth, output)
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     peak_mib = _peak_mib()
     print(json.dumps({"seconds": elapsed, "cpu_seconds": cpu, "peak_mib": peak_mib, **result}))
@@ -160,9 +166,10 @@ def _peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _measure(which: str, truth: Path, output: Path) -> dict[str, object]:
+def _measure(which: str, truth: Path, output: Path, memory_limit_mb: int) -> dict[str, object]:
+    command = [sys.executable, __file__, "--child", which, str(truth), str(output)]
     done = subprocess.run(
-        [sys.executable, __file__, "--child", which, str(truth), str(output)],
+        [*command, "--memory-limit-mb", str(memory_limit_mb)],
         capture_output=True,
         text=True,
         check=False,
@@ -176,10 +183,17 @@ def _measure(which: str, truth: Path, output: Path) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=4_000_000)
+    parser.add_argument(
+        "--memory-limit-mb",
+        type=int,
+        default=ScoreOptions().memory_limit_mb,
+        help="the scorer's memory limit; the join runs in passes when its hash table "
+        "would pass half of it (2048 scores the default bench output in one pass)",
+    )
     parser.add_argument("--child", nargs=3, metavar=("WHICH", "TRUTH", "OUTPUT"))
     args = parser.parse_args()
     if args.child:
-        _child(args.child[0], Path(args.child[1]), Path(args.child[2]))
+        _child(args.child[0], Path(args.child[1]), Path(args.child[2]), args.memory_limit_mb)
         return
     try:
         import pandas  # noqa: F401
@@ -195,8 +209,8 @@ def main() -> None:
             f"built {args.rows:,} truth rows, output {size_mib:.0f} MiB "
             f"in {time.perf_counter() - start:.1f} s"
         )
-        ours = _measure("ours", truth, output)
-        theirs = _measure("pandas", truth, output)
+        ours = _measure("ours", truth, output, args.memory_limit_mb)
+        theirs = _measure("pandas", truth, output, args.memory_limit_mb)
     for label, result in (("m4bench", ours), ("pandas", theirs)):
         print(
             f"{label:8} {_num(result, 'seconds'):7.2f} s wall  "

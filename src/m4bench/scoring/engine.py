@@ -149,8 +149,8 @@ def _connection(options: ScoreOptions) -> Iterator[tuple[duckdb.DuckDBPyConnecti
             },
         )
         try:
-            # Scratch tables live in a compressed in-memory database: the parsed output
-            # takes a fraction of the memory, so the join rarely has to spill.
+            # Tables made while scoring (the repeated keys, a CSV truth) live in a
+            # compressed in-memory database; the parsed output itself goes to disk.
             con.execute("ATTACH ':memory:' AS scratch (COMPRESS); USE scratch")
             yield con, Path(spill)
         finally:
