@@ -95,7 +95,7 @@ def count_rows(
 ) -> Totals:
     """All counts of the full join, in ``passes`` passes over parts of the keys;
     ``extra_rows``: output rows of the first extra keys."""
-    names = [name for name in dict.fromkeys([*spec.scored_columns, *truth.ordered])]
+    names = list(dict.fromkeys([*spec.scored_columns, *truth.ordered]))
     compared = [
         _Column(name, bit, layout.values[name])
         for bit, name in enumerate(name for name in names if name in layout.values)
