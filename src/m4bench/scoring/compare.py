@@ -18,28 +18,18 @@ import duckdb
 
 from m4bench.scoring.agent_table import AGENT_TABLE, FIRST_TABLE, AgentLayout
 from m4bench.scoring.cells import IN_TRUTH, PRESENT, cell_sql, join_condition
-from m4bench.scoring.counts import count_rows
+from m4bench.scoring.counts import Totals, count_rows
 from m4bench.scoring.truth import TRUTH_ROW, TRUTH_VIEW, TruthTable
 from m4bench.tasks.evaluation import EvaluationSpec
 
 
 @dataclass(frozen=True)
-class ColumnCounts:
-    matched: int
-    uncastable: int
-    sample: list[dict[str, Any]]
-
-
-@dataclass(frozen=True)
 class JoinCounts:
-    """``joined`` = truth rows whose key the agent produced (first agent row per key)."""
+    """The counts, and the sample records per scored column and of missing keys."""
 
-    truth_rows: int
-    joined: int
-    columns: dict[str, ColumnCounts]
-    error_sums: dict[str, float]
+    totals: Totals
+    samples: dict[str, list[dict[str, Any]]]
     missing_sample: list[dict[str, Any]]
-    extra_rows: list[int]
 
 
 def _column_parts(
@@ -79,20 +69,8 @@ def compare_rows(
         con, spec, truth, layout, sample_size, wrong, totals.truth_rows - joined
     )
     samples = _samples(con, spec, truth, layout, picked, missing_rows)
-    columns = {
-        name: ColumnCounts(
-            totals.matched.get(name, 0), totals.uncastable.get(name, 0), samples.get(name, [])
-        )
-        for name in spec.scored_columns
-    }
-    return JoinCounts(
-        totals.truth_rows,
-        joined,
-        columns,
-        totals.error_sums,
-        samples.get("", []),
-        totals.extra_rows,
-    )
+    missing = samples.pop("", [])
+    return JoinCounts(totals, samples, missing)
 
 
 # The samples are the first disagreements in truth order, so they lie among the first

@@ -195,9 +195,9 @@ def _compare(
         rows = max(table.rows, outcome.agent.rows)
         passes = join_passes(rows, layout, options.memory_limit_mb)
         outcome.counts = compare_rows(con, spec, table, layout, size, passes)
-        if outcome.agent.unique_keys > outcome.counts.joined:
+        if outcome.agent.unique_keys > outcome.counts.totals.joined:
             outcome.extra_sample = extra_key_sample(
-                con, spec, table, layout, size, outcome.counts.extra_rows
+                con, spec, table, layout, size, outcome.counts.totals.extra_rows
             )
     except duckdb.InterruptException:
         inspection.fail(
@@ -253,7 +253,7 @@ def _assemble(
     keys = key_metrics(
         table.rows,
         outcome.agent,
-        counts.joined if counts else 0,
+        counts.totals.joined if counts else 0,
         counts.missing_sample if counts else [],
         outcome.extra_sample,
     )

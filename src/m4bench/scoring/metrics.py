@@ -76,8 +76,9 @@ def column_scores(
     scores = []
     for name in spec.scored_columns:
         column = truth.columns[name]
-        found = counts.columns.get(name) if counts else None
-        matched = found.matched if found and name in present else 0
+        totals = counts.totals if counts else None
+        matched = totals.matched.get(name, 0) if totals and name in present else 0
+        sample = counts.samples.get(name, []) if counts else []
         match_rate = rate(matched, denominator)
         scores.append(
             ColumnScore(
@@ -91,11 +92,11 @@ def column_scores(
                 missing=keys.missing_keys,
                 extra=keys.extra_keys,
                 duplicate=keys.duplicate_rows,
-                uncastable=found.uncastable if found else 0,
+                uncastable=totals.uncastable.get(name, 0) if totals else 0,
                 denominator=denominator,
                 match_rate=match_rate,
                 passed=match_rate >= spec.accuracy_threshold and denominator > 0,
-                mismatch_sample=[_mismatch(record) for record in found.sample] if found else [],
+                mismatch_sample=[_mismatch(record) for record in sample],
                 error=None if name in present else f"column {name!r} is not in the output",
             )
         )
@@ -113,11 +114,11 @@ def _mismatch(record: dict[str, Any]) -> Mismatch:
 
 def ordered_error(truth: TruthTable, counts: JoinCounts | None, present: set[str]) -> OrderedError:
     """Paper nMAE (matched rows only) and the variant charging 1 per missing truth row."""
-    joined = counts.joined if counts else 0
+    joined = counts.totals.joined if counts else 0
     matched_rows: dict[str, float | None] = {}
     all_rows: dict[str, float | None] = {}
     for name in truth.ordered:
-        total = counts.error_sums.get(name) if counts and name in present else None
+        total = counts.totals.error_sums.get(name) if counts and name in present else None
         if total is None:
             matched_rows[name] = 1.0
             all_rows[name] = 1.0
