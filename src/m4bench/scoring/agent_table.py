@@ -44,8 +44,10 @@ FLAG_BITS = 62
 
 
 def flag_test(alias: str, j: int) -> str:
-    """SQL true when value column ``j`` of the row did not cast (NULL when no row)."""
-    return f"(({alias}.w{j // FLAG_BITS} & {1 << (j % FLAG_BITS)}) <> 0)"
+    """SQL true when value column ``j`` of the row did not cast (NULL when no row);
+    ``alias`` "" for the row's own columns."""
+    prefix = f"{alias}." if alias else ""
+    return f"(({prefix}w{j // FLAG_BITS} & {1 << (j % FLAG_BITS)}) <> 0)"
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,28 @@ def load_agent(
     return layout, AgentRows(rows, unique, bad, rejected, notes)
 
 
+def _uncast_sql(layout: AgentLayout) -> tuple[list[str], str]:
+    """The flag words ``w0..`` (bit ``j``: cell ``j`` is not null but did not cast) and
+    ``u``, the raw texts of such cells, built from the words only on rows that have one
+    (evaluating the per-cell tests once, for the words, is what keeps this cheap)."""
+    if not layout.values:
+        return [], "CAST(NULL AS VARCHAR[]) AS u"
+    words = []
+    for word in range(len(layout.flag_words)):
+        bits = [
+            f"CASE WHEN v{j} IS NULL AND s{j} IS NOT NULL THEN {1 << (j % FLAG_BITS)} ELSE 0 END"
+            for j in layout.values.values()
+            if j // FLAG_BITS == word
+        ]
+        words.append(f"CAST({' + '.join(bits)} AS BIGINT) AS w{word}")
+    any_flag = " OR ".join(f"{word} <> 0" for word in layout.flag_words)
+    texts = ", ".join(
+        f"CASE WHEN {flag_test('', j)} THEN s{j} END"
+        for j in layout.values.values()
+    )
+    return words, f"CASE WHEN {any_flag} THEN [{texts}] END AS u"
+
+
 def _store(con: duckdb.DuckDBPyConnection, rows_sql: str, scratch: Path) -> None:
     """Write the parsed rows to ``scratch`` in file order and read them back as ``agent``."""
     target = quote_literal(str(scratch))
@@ -157,19 +181,8 @@ def _agent_rows_sql(
         typed.append(f"{agent_value(f's{j}', kind)} AS v{j}")
         typed.append(f"s{j}")
         final.append(f"v{j}")
-    uncast = {j: f"(v{j} IS NULL AND s{j} IS NOT NULL)" for j in layout.values.values()}
-    if uncast:
-        texts = ", ".join(f"CASE WHEN {test} THEN s{j} END" for j, test in uncast.items())
-        final.append(f"CASE WHEN {' OR '.join(uncast.values())} THEN [{texts}] END AS u")
-    else:
-        final.append("CAST(NULL AS VARCHAR[]) AS u")
-    for word in range(len(layout.flag_words)):
-        bits = [
-            f"CASE WHEN {uncast[j]} THEN {1 << (j % FLAG_BITS)} ELSE 0 END"
-            for j in layout.values.values()
-            if j // FLAG_BITS == word
-        ]
-        final.append(f"CAST({' + '.join(bits)} AS BIGINT) AS w{word}")
+    words, texts = _uncast_sql(layout)
+    final.extend([texts, *layout.flag_words])
     # Every CSV column must be read: DuckDB 1.4.1 fails internally when rejected lines
     # are stored while some columns are skipped. Columns not compared are kept alive by
     # one stored flag (whether all of them are empty), which nothing else reads.
@@ -181,7 +194,7 @@ def _agent_rows_sql(
         typed.append("unread")
     return (
         f"SELECT {', '.join(final)} FROM ("
-        f"SELECT *, {' AND '.join(ok_parts)} AS key_ok FROM ("
+        f"SELECT *, {', '.join([' AND '.join(ok_parts) + ' AS key_ok', *words])} FROM ("
         f"SELECT {', '.join(typed)} FROM ("
         f"SELECT {', '.join(cells)} FROM {_read_csv(path, header, options, parallel)})))"
     )
