@@ -135,10 +135,7 @@ def _uncast_sql(layout: AgentLayout) -> tuple[list[str], str]:
         ]
         words.append(f"CAST({' + '.join(bits)} AS BIGINT) AS w{word}")
     any_flag = " OR ".join(f"{word} <> 0" for word in layout.flag_words)
-    texts = ", ".join(
-        f"CASE WHEN {flag_test('', j)} THEN s{j} END"
-        for j in layout.values.values()
-    )
+    texts = ", ".join(f"CASE WHEN {flag_test('', j)} THEN s{j} END" for j in layout.values.values())
     return words, f"CASE WHEN {any_flag} THEN [{texts}] END AS u"
 
 
