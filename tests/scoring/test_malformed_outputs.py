@@ -173,3 +173,18 @@ def test_unwritable_scratch_space_is_a_resource_limit(
     assert score.failure == "resource_limit"
     assert str(scratch) in score.diagnostics[-1]
     assert score.reward == 0.0
+
+
+def test_scratch_space_holds_one_parsed_output_and_goes_away(
+    make_truth: TruthMaker, make_output: OutputMaker
+) -> None:
+    truth = make_truth("SELECT i AS stay_id, i * 0.5 AS x, 'a' AS label FROM range(50) r(i)")
+    right = make_output("stay_id,x,label\n" + "".join(f"{i},{i * 0.5},a\n" for i in range(50)))
+    wrong = make_output("stay_id,x,label\n" + "".join(f"{i},{i},a\n" for i in range(50)))
+    with Scorer(SPEC, truth) as scorer:
+        scratch = scorer.scratch_folder
+        rewards = [scorer.score(output).reward for output in (right, wrong, right)]
+        assert len(list(scratch.glob("agent-*.parquet"))) == 1
+    assert rewards[0] == rewards[2] == 1.0
+    assert rewards[1] < 1.0
+    assert not scratch.exists()
