@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 from provision_helpers import SOURCE, Provisioned, sha
 
-from m4bench.fileio import read_model
+from m4bench.fileio import read_model, write_model
 from m4bench.home import DataHome
 from m4bench.provision.ground_truth import (
     GroundTruthManifest,
@@ -97,6 +97,21 @@ def test_changed_reference_makes_it_stale_and_changes_the_answer(
         original.manifest.inputs.reference_sql_sha256
     )
     assert rebuilt.manifest.output_sha256 != original.manifest.output_sha256
+
+
+def test_a_truth_of_an_older_file_format_is_rebuilt(
+    provisioned: Provisioned, catalog: Catalog, tmp_path: Path
+) -> None:
+    home = private_home(provisioned, tmp_path)
+    source = load_source(home, SOURCE)
+    task = catalog.task("mimic-meld-24h")
+    built = build_ground_truth(home, source, task)
+    manifest = manifest_path_for(built.path)
+    write_model(manifest, built.manifest.model_copy(update={"format_version": 1}))
+    assert stale_reason(task, source, built.path) == "file format 1, now 2"
+    rebuilt = build_ground_truth(home, source, task)
+    assert rebuilt.action == "rebuilt"
+    assert stale_reason(task, source, rebuilt.path) is None
 
 
 def test_tampered_output_is_detected(

@@ -31,7 +31,8 @@ from m4bench.sources.layout import Source
 from m4bench.tasks.catalog import Task, load_catalog
 from m4bench.tasks.reference import run_reference
 
-GROUND_TRUTH_FORMAT_VERSION = 1
+# 2: the Parquet footer carries the scorer's truth facts; 128 Ki-row groups.
+GROUND_TRUTH_FORMAT_VERSION = 2
 ENGINE = f"duckdb-{duckdb.__version__}+pyarrow-{pa.__version__}"
 GroundTruthAction = Literal["built", "rebuilt", "up-to-date"]
 
@@ -113,6 +114,8 @@ def stale_reason(task: Task, source: Source, truth: Path) -> str | None:
     if not truth.exists() or not manifest_file.exists():
         return "not built"
     manifest = read_model(manifest_file, GroundTruthManifest)
+    if manifest.format_version != GROUND_TRUTH_FORMAT_VERSION:
+        return f"file format {manifest.format_version}, now {GROUND_TRUTH_FORMAT_VERSION}"
     expected = expected_inputs(task, source)
     for field, value in expected.model_dump().items():
         if getattr(manifest.inputs, field) != value:
