@@ -87,9 +87,10 @@ def provision(home: DataHome, names: DemoSources, progress: bool) -> Outcome:
         report = setup(home, name, None, "native", progress=progress)
         truths += len(report.truths)
         catalogs += len(report.catalogs)
-        built += sum(1 for t in report.truths if t.action == "built")
-        built += sum(1 for _, action in report.catalogs if action == "built")
-    return Outcome(f"{truths} ground truths, {catalogs} agent catalogs, {built} built", built == 0)
+        built += sum(1 for t in report.truths if t.action != "up-to-date")
+        built += sum(1 for _, action in report.catalogs if action != "up-to-date")
+    detail = f"{truths} ground truths, {catalogs} agent catalogs, {built} built or rebuilt"
+    return Outcome(detail, built == 0)
 
 
 def validity(home: DataHome, names: DemoSources, tasks: list[str], out: Path) -> Outcome:
