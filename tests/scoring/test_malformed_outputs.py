@@ -142,11 +142,18 @@ def test_header_only_output_is_not_a_valid_csv(
     assert score.reward == 0.0
 
 
+def _exact_answer(rows: int, step: float) -> tuple[str, str]:
+    """A truth query of ``rows`` rows (x = i * step) and the CSV that answers it exactly."""
+    truth = f"SELECT i AS stay_id, i * {step} AS x, 'a' AS label FROM range({rows}) r(i)"
+    answer = "stay_id,x,label\n" + "".join(f"{i},{i * step},a\n" for i in range(rows))
+    return truth, answer
+
+
 def test_time_limit_stops_a_long_comparison(
     make_truth: TruthMaker, make_output: OutputMaker
 ) -> None:
-    truth = make_truth("SELECT i AS stay_id, i * 1.5 AS x, 'a' AS label FROM range(300000) r(i)")
-    output = make_output("stay_id,x,label\n" + "".join(f"{i},{i * 1.5},a\n" for i in range(300000)))
+    truth_sql, answer = _exact_answer(300000, 1.5)
+    truth, output = make_truth(truth_sql), make_output(answer)
     options = ScoreOptions(time_limit_seconds=0.01)
     score = score_output(SPEC, truth, output, options=options)
     assert score.failure == "time_limit"
@@ -178,9 +185,9 @@ def test_unwritable_scratch_space_is_a_resource_limit(
 def test_scratch_space_holds_one_parsed_output_and_goes_away(
     make_truth: TruthMaker, make_output: OutputMaker
 ) -> None:
-    truth = make_truth("SELECT i AS stay_id, i * 0.5 AS x, 'a' AS label FROM range(50) r(i)")
-    right = make_output("stay_id,x,label\n" + "".join(f"{i},{i * 0.5},a\n" for i in range(50)))
-    wrong = make_output("stay_id,x,label\n" + "".join(f"{i},{i},a\n" for i in range(50)))
+    truth_sql, answer = _exact_answer(50, 0.5)
+    truth, right = make_truth(truth_sql), make_output(answer)
+    wrong = make_output(_exact_answer(50, 1.0)[1])
     with Scorer(SPEC, truth) as scorer:
         scratch = scorer.scratch_folder
         rewards = [scorer.score(output).reward for output in (right, wrong, right)]
