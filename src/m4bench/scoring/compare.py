@@ -32,23 +32,14 @@ class JoinCounts:
     missing_sample: list[dict[str, Any]]
 
 
-def _column_parts(
+def _match_flag(
     index: int, name: str, spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout
-) -> tuple[list[str], tuple[str, str, str]]:
-    """Per-row flags ``m{i}`` (match) and ``f{i}`` (uncastable), and their aggregates."""
+) -> str | None:
+    """Per-row flag ``m{index}``: the column matches; None when the output lacks it."""
     sql = cell_sql(name, spec, truth, layout)
     if sql is None:
-        return [], ("0", "0", "NULL")
-    rows = [
-        f"coalesce({IN_TRUTH} AND ({sql.agree} OR {sql.both_null}), false) AS m{index}",
-        f"coalesce({IN_TRUTH} AND {sql.uncast}, false) AS f{index}",
-    ]
-    return rows, (_count(f"m{index}"), _count(f"f{index}"), f"present AND NOT m{index}")
-
-
-def _count(condition: str) -> str:
-    """Rows where ``condition`` is true; 0 (never NULL) when there are none."""
-    return f"count(*) FILTER (WHERE {condition})"
+        return None
+    return f"coalesce({IN_TRUTH} AND ({sql.agree} OR {sql.both_null}), false) AS m{index}"
 
 
 def compare_rows(
@@ -124,9 +115,12 @@ def _sample_query(
     per_row = [f"t.{TRUTH_ROW} AS pos", "a.rn AS rn", f"{PRESENT} AS present"]
     select = []
     for index, name in enumerate(spec.scored_columns):
-        row_parts, (*_, wrong) = _column_parts(index, name, spec, truth, layout)
-        per_row.extend(row_parts)
-        select.append(sample.format(wrong) if row_parts else "NULL")
+        flag = _match_flag(index, name, spec, truth, layout)
+        if flag is None:
+            select.append("NULL")
+            continue
+        per_row.append(flag)
+        select.append(sample.format(f"present AND NOT m{index}"))
     select.append(sample.format("NOT present"))
     row = con.execute(
         # The LIMIT (which drops nothing: exactly ``prefix`` rows pass the filter) tells
