@@ -6,15 +6,16 @@ row's position in the output (0-based). Writing to disk instead of an in-memory 
 keeps the scorer's memory to the join's hash table: DuckDB's order-keeping table
 insert held most of the parsed output in memory at once and cost more time. Columns:
 typed key columns ``k0..``, ``key_ok`` (every key cell is null or casts exactly),
-``b`` (a list of the raw key texts, only on rows whose key did not cast), per wanted
-value column ``v{j}`` (the cell cast to the truth's comparison type), flag words
-``w0..`` with bit ``j`` set when cell ``j`` is not null but did not cast, and ``u``
-(only on rows with such a cell: the list of raw texts, element ``j + 1`` for column
-``j``). A cell is null for the agent exactly when ``v{j}`` is NULL and its flag is
-clear. Raw text lives in lists that are NULL on ordinary rows, so it costs almost
-nothing there. View ``agent_first`` keeps the first row of every castable key (``rn``,
-keys, values and flags only: the join payload stays small; raw text is looked up in
-``agent`` by ``rn`` when needed).
+``b`` (the raw key texts, only on rows whose key did not cast), per wanted value
+column ``v{j}`` (the cell cast to the truth's comparison type), flag words ``w0..``
+with bit ``j`` set when cell ``j`` is not null but did not cast, and ``u`` (only on
+rows with such a cell: the raw texts, element ``j`` for column ``j``). ``b`` and ``u``
+are JSON arrays as text (read back with ``key_text`` and ``cell_text``): NULL on
+ordinary rows, they cost almost nothing there, where Parquet list columns cost a
+tenth of a second per 4 M rows. A cell is null for the agent exactly when ``v{j}`` is
+NULL and its flag is clear. View ``agent_first`` keeps the first row of every castable
+key (``rn``, keys, values and flags only: the join payload stays small; raw text is
+looked up in ``agent`` by ``rn`` when needed).
 """
 
 from __future__ import annotations
@@ -41,6 +42,17 @@ _SCRATCH_FORMAT = "FORMAT parquet, COMPRESSION uncompressed, DICTIONARY_SIZE_LIM
 REJECTS_RECORDED = 1000
 # Uncastable-cell flags are packed into BIGINT words of this many bits (w0, w1, ...).
 FLAG_BITS = 62
+
+
+def key_text(alias: str, index: int) -> str:
+    """SQL for key ``index`` of row ``alias`` as text: its typed value, or the raw text
+    when the key did not cast."""
+    return f"coalesce(CAST({alias}.k{index} AS VARCHAR), json_extract_string({alias}.b, {index}))"
+
+
+def cell_text(alias: str, j: int) -> str:
+    """SQL for the raw text of value cell ``j`` of row ``alias``, NULL unless uncastable."""
+    return f"json_extract_string({alias}.u, {j})"
 
 
 def flag_test(alias: str, j: int) -> str:
@@ -125,7 +137,7 @@ def _uncast_sql(layout: AgentLayout) -> tuple[list[str], str]:
     ``u``, the raw texts of such cells, built from the words only on rows that have one
     (evaluating the per-cell tests once, for the words, is what keeps this cheap)."""
     if not layout.values:
-        return [], "CAST(NULL AS VARCHAR[]) AS u"
+        return [], "CAST(NULL AS VARCHAR) AS u"
     words = []
     for word in range(len(layout.flag_words)):
         bits = [
@@ -136,7 +148,7 @@ def _uncast_sql(layout: AgentLayout) -> tuple[list[str], str]:
         words.append(f"CAST({' + '.join(bits)} AS BIGINT) AS w{word}")
     any_flag = " OR ".join(f"{word} <> 0" for word in layout.flag_words)
     texts = ", ".join(f"CASE WHEN {flag_test('', j)} THEN s{j} END" for j in layout.values.values())
-    return words, f"CASE WHEN {any_flag} THEN [{texts}] END AS u"
+    return words, f"CASE WHEN {any_flag} THEN CAST(to_json([{texts}]) AS VARCHAR) END AS u"
 
 
 def _store(con: duckdb.DuckDBPyConnection, rows_sql: str, scratch: Path) -> None:
@@ -171,7 +183,7 @@ def _agent_rows_sql(
         final.append(f"k{index}")
     final.append("key_ok")
     raw_keys = ", ".join(f"r{index}" for index in range(layout.key_count))
-    final.append(f"CASE WHEN key_ok THEN NULL ELSE [{raw_keys}] END AS b")
+    final.append(f"CASE WHEN key_ok THEN NULL ELSE CAST(to_json([{raw_keys}]) AS VARCHAR) END AS b")
     for name, j in layout.values.items():
         kind = truth.columns[name].kind
         cells.append(f"{agent_cell(f'c{header.positions[name]}', kind, rule)} AS s{j}")

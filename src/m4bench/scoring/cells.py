@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from m4bench.scoring.agent_table import AGENT_TABLE, AgentLayout, flag_test
+from m4bench.scoring.agent_table import AGENT_TABLE, AgentLayout, cell_text, flag_test
 from m4bench.scoring.sqltypes import truth_key, truth_value, values_agree
 from m4bench.scoring.truth import TRUTH_ROW, TruthTable
 from m4bench.tasks.evaluation import EvaluationSpec
@@ -65,7 +65,7 @@ def cell_sql(
         truth=tv,
         typed=typed,
         uncast=flag,
-        text=f"coalesce({raw_alias}.u[{j + 1}], CAST({typed} AS VARCHAR))",
+        text=f"coalesce({cell_text(raw_alias, j)}, CAST({typed} AS VARCHAR))",
         agree=values_agree(tv, typed, column.kind, spec.tolerance_for(name)),
         both_null=f"({PRESENT} AND {tv} IS NULL AND {typed} IS NULL AND NOT {flag})",
     )

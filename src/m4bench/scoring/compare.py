@@ -16,7 +16,7 @@ from typing import Any
 
 import duckdb
 
-from m4bench.scoring.agent_table import AGENT_TABLE, FIRST_TABLE, AgentLayout
+from m4bench.scoring.agent_table import AGENT_TABLE, FIRST_TABLE, AgentLayout, key_text
 from m4bench.scoring.cells import IN_TRUTH, PRESENT, cell_sql, join_condition
 from m4bench.scoring.counts import Totals, count_rows
 from m4bench.scoring.truth import TRUTH_ROW, TRUTH_VIEW, TruthTable
@@ -220,7 +220,7 @@ def extra_key_sample(
         return []
     in_rows = ", ".join(str(row) for row in extra_rows) if extra_rows else "NULL"
     fields = ", ".join(
-        f"{truth.columns[name].ident} := coalesce(CAST(a.k{index} AS VARCHAR), a.b[{index + 1}])"
+        f"{truth.columns[name].ident} := {key_text('a', index)}"
         for index, name in enumerate(spec.key_columns)
     )
     sql = (

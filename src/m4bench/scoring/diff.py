@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 
 from m4bench.fileio import atomic_path
-from m4bench.scoring.agent_table import AGENT_TABLE, FIRST_TABLE, AgentLayout
+from m4bench.scoring.agent_table import AGENT_TABLE, FIRST_TABLE, AgentLayout, key_text
 from m4bench.scoring.cells import RAW_JOIN, cell_sql, join_condition
 from m4bench.scoring.sqltypes import quote_ident, quote_literal
 from m4bench.scoring.truth import TRUTH_VIEW, TruthTable
@@ -77,7 +77,7 @@ def _truth_side(spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout) ->
 
 def _agent_side(spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout) -> str:
     keys = [
-        f"coalesce(CAST(a.k{index} AS VARCHAR), a.b[{index + 1}]) AS {truth.columns[name].ident}"
+        f"{key_text('a', index)} AS {truth.columns[name].ident}"
         for index, name in enumerate(spec.key_columns)
     ]
     values, _ = _values(spec, truth, layout, joined=False)
