@@ -1,13 +1,16 @@
-"""A join split into passes by key hash gives exactly the score of a single pass."""
+"""A join split into passes gives exactly the score of a single pass."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import duckdb
 import pytest
 from scoring_helpers import OutputMaker, TruthMaker, spec_for
 
-from m4bench.scoring import engine, score_output
+from m4bench.scoring import counts, engine, score_output
 from m4bench.scoring.agent_table import AgentLayout
-from m4bench.scoring.counts import join_passes
+from m4bench.scoring.counts import KeyParts, join_passes
 
 TRUTH = (
     "SELECT i // 24 AS stay_id, TIMESTAMP '2150-01-01' + to_hours(i % 24) AS charttime, "
@@ -55,3 +58,53 @@ def test_passes_grow_with_rows_and_shrink_with_memory() -> None:
     assert join_passes(4_000_000, layout, 1024) == 2  # 592 MB: over it
     assert join_passes(4_000_000, layout, 4096) == 1
     assert join_passes(4_000_000, layout, 256) == 5
+
+
+# First key columns of every kind a pass can be cut on: ranges of the first key when
+# its quantiles differ, hash parts when they do not (a constant first key).
+SHAPES = {
+    "integer": ("i // 7", True),
+    "with nulls": ("CASE WHEN i % 10 = 0 THEN NULL ELSE i // 5 END", True),
+    "text": ("'ward ' || (i % 37)", True),
+    "timestamp": ("TIMESTAMP '2150-01-01' + to_minutes(i // 3)", True),
+    "constant": ("7", False),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_passes_cut_by_first_key_range_or_hash(
+    shape: str,
+    make_truth: TruthMaker,
+    make_output: OutputMaker,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first, by_range = SHAPES[shape]
+    truth = make_truth(f"SELECT {first} AS g, i AS n, i * 0.5 AS x FROM range(600) r(i)")
+    rows = duckdb.sql(f"SELECT g, n, x FROM '{truth}' ORDER BY n").fetchall()
+    lines = []
+    for g, n, x in rows:
+        cell = "" if g is None else str(g)
+        if n % 3:
+            lines.append(f"{cell},{n},{x + (1 if n % 4 == 1 else 0)}")
+        if n % 50 == 2:
+            lines.append(f"{cell},{n},{x}")  # a repeat with the same cells
+    first_cell = "" if rows[0][0] is None else rows[0][0]
+    lines += [f"{first_cell},{100000 + n},1" for n in range(5)]  # extra keys
+    output = make_output("g,n,x\n" + "\n".join(lines) + "\n")
+    spec = spec_for(["g", "n"], ["x"])
+    single = score_output(spec, truth, output)
+    cuts: list[KeyParts] = []
+    original = counts.key_parts
+
+    def recorded(*args: Any) -> KeyParts:
+        cuts.append(original(*args))
+        return cuts[-1]
+
+    monkeypatch.setattr(counts, "key_parts", recorded)
+    for passes in (2, 3):
+        monkeypatch.setattr(engine, "join_passes", lambda *_, n=passes: n)
+        split = score_output(spec, truth, output)
+        assert split.model_dump_json() == single.model_dump_json()
+    assert [len(cut.bounds) for cut in cuts] == ([1, 2] if by_range else [0, 0])
+    assert single.keys.extra_keys == 5 and single.keys.duplicate_rows > 0
+    assert 0 < single.reward < 1

@@ -14,9 +14,13 @@ Scaled errors are summed as integers, in units of 2^-52, so a sum does not depen
 the order in which threads add their parts: the same output always gets the same nMAE.
 
 The join's hash table holds one side's keys and values. When that would take more than
-half the memory limit, the join runs in several passes, each over the rows whose key
-hash falls in one part (both sides are cut by the same hash of the same typed key), and
-the counts of the passes are added: memory stays bounded for a little more time.
+half the memory limit, the join runs in several passes and the counts of the passes
+are added: memory stays bounded for a little more time. Each pass takes one range of
+the first key column, cut at the truth's quantiles: a filter on a plain column is
+applied inside the Parquet scans, and a truth sorted by its keys (every ground truth)
+is read only in its pass's row groups. When the first key column has too few distinct
+values to cut, each pass takes the keys whose hash falls in one part instead. Both
+sides are cut by the same typed key, so equal keys always meet in the same pass.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import duckdb
 
 from m4bench.scoring.agent_table import FIRST_TABLE, FLAG_BITS, AgentLayout
 from m4bench.scoring.cells import join_condition
-from m4bench.scoring.sqltypes import truth_key, truth_value, values_within
+from m4bench.scoring.sqltypes import quote_literal, truth_key, truth_value, values_within
 from m4bench.scoring.truth import TRUTH_ROW, TRUTH_VIEW, TruthTable
 from m4bench.tasks.evaluation import EvaluationSpec
 
@@ -48,6 +52,50 @@ class Totals:
     uncastable: dict[str, int]
     error_sums: dict[str, float]
     extra_rows: list[int]
+
+
+@dataclass(frozen=True)
+class KeyParts:
+    """How the join is cut into ``count`` passes: ranges of the first key column between
+    ``bounds`` (SQL constants, ascending, ``count - 1`` of them), or, with no bounds,
+    parts of the key hash."""
+
+    count: int
+    bounds: tuple[str, ...] = ()
+
+    def condition(self, index: int, first_key: str, all_keys: str) -> str:
+        """SQL true for the rows of pass ``index``; NULL first keys go to pass 0."""
+        if not self.bounds:
+            return f"hash({all_keys}) % {self.count} = {index}"
+        parts = []
+        if index > 0:
+            parts.append(f"{first_key} >= {self.bounds[index - 1]}")
+        if index < self.count - 1:
+            below = f"{first_key} < {self.bounds[index]}"
+            parts.append(f"({below} OR {first_key} IS NULL)" if index == 0 else below)
+        return " AND ".join(parts)
+
+
+def key_parts(
+    con: duckdb.DuckDBPyConnection, spec: EvaluationSpec, truth: TruthTable, passes: int
+) -> KeyParts:
+    """Cut points at the truth's quantiles of the first key, or hash parts when two
+    would be equal or one is the lowest key (a first key with few distinct values)."""
+    if passes == 1:
+        return KeyParts(1)
+    first = truth.columns[spec.key_columns[0]]
+    key = truth_key(f"t.{first.ident}", first.kind, first.sql_type)
+    fractions = ", ".join(repr(index / passes) for index in range(1, passes))
+    row = con.execute(
+        f"SELECT CAST(min(k) AS VARCHAR), CAST(quantile_disc(k, [{fractions}]) AS VARCHAR[]), "
+        f"typeof(any_value(k)) FROM (SELECT {key} AS k FROM {TRUTH_VIEW} t WHERE {key} IS NOT NULL)"
+    ).fetchone()
+    assert row is not None
+    lowest, cuts, sql_type = row
+    # Every part must start above the last: a cut at the lowest key leaves a part empty.
+    if not cuts or None in cuts or len({lowest, *cuts}) <= len(cuts):
+        return KeyParts(passes)
+    return KeyParts(passes, tuple(f"CAST({quote_literal(cut)} AS {sql_type})" for cut in cuts))
 
 
 @dataclass(frozen=True)
@@ -117,8 +165,9 @@ def count_rows(
     select.append("flatten(list(extra) FILTER (WHERE NOT in_truth))" if sample_size else "NULL")
     values = [0] * (len(select) - 1)
     extras: list[int] = []
+    parts = key_parts(con, spec, truth, passes)
     for part in range(passes):
-        groups = _grouped_sql(spec, truth, layout, compared, sample_size, (part, passes))
+        groups = _grouped_sql(spec, truth, layout, compared, sample_size, (part, parts))
         row = con.execute(f"SELECT {', '.join(select)} FROM ({groups})").fetchone()
         assert row is not None
         *found, extra = row
@@ -151,7 +200,7 @@ def _grouped_sql(
     layout: AgentLayout,
     compared: list[_Column],
     sample_size: int,
-    part: tuple[int, int],
+    part: tuple[int, KeyParts],
 ) -> str:
     """The full join of one part of the keys, one row per distinct combination of words."""
     words = -(-len(compared) // _WORD_BITS)
@@ -192,21 +241,25 @@ def _grouped_sql(
     )
 
 
-def _truth_part(spec: EvaluationSpec, truth: TruthTable, part: tuple[int, int]) -> str:
-    """The truth rows whose key hash falls in ``part`` (index, count)."""
-    if part[1] == 1:
+def _truth_part(spec: EvaluationSpec, truth: TruthTable, part: tuple[int, KeyParts]) -> str:
+    """The truth rows of pass ``part`` (index, parts)."""
+    index, parts = part
+    if parts.count == 1:
         return TRUTH_VIEW
-    keys = ", ".join(
+    keys = [
         truth_key(f"t.{column.ident}", column.kind, column.sql_type)
         for column in (truth.columns[name] for name in spec.key_columns)
-    )
-    return f"(SELECT * FROM {TRUTH_VIEW} t WHERE hash({keys}) % {part[1]} = {part[0]})"
+    ]
+    condition = parts.condition(index, keys[0], ", ".join(keys))
+    return f"(SELECT * FROM {TRUTH_VIEW} t WHERE {condition})"
 
 
-def _agent_part(layout: AgentLayout, part: tuple[int, int]) -> str:
-    """The output rows whose key hash falls in ``part``: the same typed values as the
-    truth's side of the join condition, so equal keys always land in the same part."""
-    if part[1] == 1:
+def _agent_part(layout: AgentLayout, part: tuple[int, KeyParts]) -> str:
+    """The output rows of pass ``part``: the same typed values as the truth's side of the
+    join condition, so equal keys always land in the same pass."""
+    index, parts = part
+    if parts.count == 1:
         return FIRST_TABLE
-    keys = ", ".join(f"a.{key}" for key in layout.keys)
-    return f"(SELECT * FROM {FIRST_TABLE} a WHERE hash({keys}) % {part[1]} = {part[0]})"
+    keys = [f"a.{key}" for key in layout.keys]
+    condition = parts.condition(index, keys[0], ", ".join(keys))
+    return f"(SELECT * FROM {FIRST_TABLE} a WHERE {condition})"
