@@ -168,7 +168,7 @@ def _samples(
     in_agent = ", ".join(str(row) for row in agent_rows) if agent_rows else "NULL"
     cells = []
     for name in spec.scored_columns:
-        sql = cell_sql(name, spec, truth, layout)
+        sql = cell_sql(name, spec, truth, layout, raw_alias="a")
         ident = truth.columns[name].ident
         cells.append(f"CAST(t.{ident} AS VARCHAR)")
         cells.append(sql.text if sql else "NULL")
@@ -176,10 +176,10 @@ def _samples(
     query = (
         f"SELECT t.{TRUTH_ROW}, {key_struct(spec, truth)}, {', '.join(cells)} "
         f"FROM (SELECT * FROM {TRUTH_VIEW} WHERE {TRUTH_ROW} IN ({wanted})) t "
-        f"LEFT JOIN (SELECT * FROM {FIRST_TABLE} WHERE rn IN ({in_agent})) a "
-        f"ON {join_condition(spec, truth)} "
-        f"LEFT JOIN (SELECT rn AS rid, u FROM {AGENT_TABLE} WHERE rn IN ({in_agent})) r "
-        "ON r.rid = a.rn"
+        # The sampled output rows are first rows of their keys: read from ``agent``, whose
+        # row number filter runs inside the Parquet scan (``agent_first`` reads it all).
+        f"LEFT JOIN (SELECT * FROM {AGENT_TABLE} WHERE rn IN ({in_agent})) a "
+        f"ON {join_condition(spec, truth)}"
     )
     by_row = {record[0]: record for record in con.execute(query).fetchall()}
     samples: dict[str, list[dict[str, Any]]] = {"": [by_row[row][1] for row, _ in missing_rows]}
