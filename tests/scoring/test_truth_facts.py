@@ -13,7 +13,13 @@ from scoring_helpers import OutputMaker, spec_for
 from m4bench.errors import M4BenchError
 from m4bench.provision.ground_truth import write_truth_file
 from m4bench.scoring import score_output
-from m4bench.scoring.truth_facts import TruthFacts, measure_truth, stored_facts, with_facts
+from m4bench.scoring.truth_facts import (
+    TruthFacts,
+    measure_truth,
+    rows_from_footer,
+    stored_facts,
+    with_facts,
+)
 
 TRUTH = (
     "SELECT i // 10 AS stay_id, i % 10 AS hour, i * 0.25 AS x, "
@@ -108,3 +114,53 @@ def test_unreadable_facts_are_ignored(tmp_path: Path) -> None:
     pq.write_table(table.replace_schema_metadata({b"m4bench.truth_facts": b"{not json"}), target)
     assert _facts(target) is None
     assert measure_truth(table, ["absent"]).unique_keys is None
+
+
+# Null keys: stay_id is null on 13 of the 117 rows (every 9th), and hour, when asked,
+# on 9 (every 13th); both on row 31. Every key stays unique.
+NULL_KEYS = (
+    "SELECT CASE WHEN i % 9 = 4 THEN NULL ELSE i // 10 END AS stay_id, "
+    "CASE WHEN i % 13 = 5 AND {hour_nulls} THEN NULL ELSE i END AS hour, "
+    "i * 0.5 AS x FROM range(117) r(i)"
+)
+
+
+def _footer_counts(path: Path) -> tuple[int, int] | None:
+    with duckdb.connect() as con:
+        return rows_from_footer(con, path, ["stay_id", "hour"])
+
+
+def test_footer_counts_rows_with_a_null_key_in_one_column(tmp_path: Path) -> None:
+    target = tmp_path / "truth.parquet"
+    # Several row groups: the null counts of all of them are summed.
+    pq.write_table(_table(NULL_KEYS.format(hour_nulls="false")), target, row_group_size=20)
+    assert _footer_counts(target) == (117, 13)
+
+
+def test_footer_gives_way_to_a_scan_when_it_cannot_tell(tmp_path: Path) -> None:
+    # Nulls in two key columns may share rows: the footer cannot count them.
+    two = tmp_path / "two.parquet"
+    pq.write_table(_table(NULL_KEYS.format(hour_nulls="true")), two)
+    assert _footer_counts(two) is None
+    # No statistics at all.
+    bare = tmp_path / "bare.parquet"
+    pq.write_table(_table(NULL_KEYS.format(hour_nulls="false")), bare, write_statistics=False)
+    assert _footer_counts(bare) is None
+
+
+@pytest.mark.parametrize("hour_nulls", ["false", "true"])
+def test_null_key_truths_score_the_same_from_the_footer_or_a_scan(
+    tmp_path: Path, make_output: OutputMaker, hour_nulls: str
+) -> None:
+    table = _table(NULL_KEYS.format(hour_nulls=hour_nulls))
+    with_stats, bare = tmp_path / "stats.parquet", tmp_path / "bare.parquet"
+    pq.write_table(table, with_stats, row_group_size=20)
+    pq.write_table(table, bare, write_statistics=False)
+    rows = ["" if v is None else str(v) for row in table.to_pylist() for v in row.values()]
+    cells = [",".join(rows[i : i + 3]) for i in range(0, len(rows), 3)]
+    output = make_output("stay_id,hour,x\n" + "\n".join(cells[5:]) + "\n")
+    spec = spec_for(["stay_id", "hour"], ["x"])
+    first, second = score_output(spec, with_stats, output), score_output(spec, bare, output)
+    assert first.model_dump_json() == second.model_dump_json()
+    # Null keys the output repeats match (both-null keys join), so only 5 rows are lost.
+    assert first.columns[0].matched == 112

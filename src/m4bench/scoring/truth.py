@@ -14,7 +14,12 @@ import duckdb
 from m4bench.errors import M4BenchError
 from m4bench.scoring.model import Comparison
 from m4bench.scoring.sqltypes import comparison_for, quote_ident, quote_literal
-from m4bench.scoring.truth_facts import column_scales, first_duplicate_key, stored_facts
+from m4bench.scoring.truth_facts import (
+    column_scales,
+    first_duplicate_key,
+    rows_from_footer,
+    stored_facts,
+)
 from m4bench.tasks.evaluation import EvaluationSpec
 
 TRUTH_VIEW = "truth"
@@ -68,9 +73,12 @@ def load_truth(con: duckdb.DuckDBPyConnection, spec: EvaluationSpec, path: Path)
             f"(it has {sorted(columns)})",
             hint=_HINT,
         )
-    keys = [columns[name].ident for name in spec.key_columns]
-    rows, null_keys = _count_rows(con, keys)
-    facts = stored_facts(con, path) if _is_parquet(path) else None
+    parquet = _is_parquet(path)
+    counted = rows_from_footer(con, path, spec.key_columns) if parquet else None
+    rows, null_keys = counted or _count_rows(
+        con, [columns[name].ident for name in spec.key_columns]
+    )
+    facts = stored_facts(con, path) if parquet else None
     if facts is not None and facts.rows != rows:
         facts = None
     if facts is None or facts.unique_keys != spec.key_columns:

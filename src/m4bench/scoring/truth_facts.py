@@ -101,3 +101,33 @@ def stored_facts(con: duckdb.DuckDBPyConnection, path: Path) -> TruthFacts | Non
         return None if row is None else TruthFacts.model_validate_json(row[0])
     except (duckdb.Error, ValidationError):
         return None
+
+
+def rows_from_footer(
+    con: duckdb.DuckDBPyConnection, path: Path, keys: list[str]
+) -> tuple[int, int] | None:
+    """Rows of a Parquet file and rows with a null key, read from its footer.
+
+    The footer holds each column chunk's null count, so no key is read when at most one
+    key column has nulls (then its count is the answer). None when the file lacks null
+    counts for some key chunk or more than one key column has nulls: count by scanning.
+    """
+    literal = quote_literal(str(path))
+    names = ", ".join(quote_literal(name) for name in keys)
+    try:
+        found = con.execute(
+            f"SELECT path_in_schema, count(stats_null_count), count(*), sum(stats_null_count) "
+            f"FROM parquet_metadata({literal}) WHERE path_in_schema IN ({names}) GROUP BY ALL"
+        ).fetchall()
+        meta = con.execute(
+            f"SELECT num_rows, num_row_groups FROM parquet_file_metadata({literal})"
+        ).fetchone()
+    except duckdb.Error:
+        return None
+    if meta is None or len(found) != len(set(keys)):
+        return None
+    rows, groups = int(meta[0]), int(meta[1])
+    if any(int(counted) != groups or int(chunks) != groups for _, counted, chunks, _ in found):
+        return None
+    nulls = [int(total) for *_, total in found if total]
+    return (rows, nulls[0] if nulls else 0) if len(nulls) <= 1 else None
