@@ -24,6 +24,8 @@ from m4bench.campaign import (
 
 ray = pytest.importorskip("ray")
 
+pytestmark = pytest.mark.xdist_group("ray")
+
 from m4bench.campaign.ray_executor import RayExecutor  # noqa: E402
 
 POLICY = RetryPolicy(base_delay_seconds=0.0, max_delay_seconds=0.0, infrastructure_retries=2)
