@@ -15,8 +15,8 @@ from m4bench.provision.ground_truth import write_truth_file
 from m4bench.scoring import score_output
 from m4bench.scoring.truth_facts import (
     TruthFacts,
+    footer_counts,
     measure_truth,
-    rows_from_footer,
     stored_facts,
     with_facts,
 )
@@ -125,27 +125,32 @@ NULL_KEYS = (
 )
 
 
-def _footer_counts(path: Path) -> tuple[int, int] | None:
+def _footer_counts(path: Path) -> tuple[int, int | None, list[str]] | None:
+    """Rows, rows with a null key and the null-free columns, as the footer tells them."""
     with duckdb.connect() as con:
-        return rows_from_footer(con, path, ["stay_id", "hour"])
+        found = footer_counts(con, path)
+    if found is None:
+        return None
+    null_free = sorted(name for name, count in found.nulls.items() if not count)
+    return found.rows, found.null_key_rows(["stay_id", "hour"]), null_free
 
 
 def test_footer_counts_rows_with_a_null_key_in_one_column(tmp_path: Path) -> None:
     target = tmp_path / "truth.parquet"
     # Several row groups: the null counts of all of them are summed.
     pq.write_table(_table(NULL_KEYS.format(hour_nulls="false")), target, row_group_size=20)
-    assert _footer_counts(target) == (117, 13)
+    assert _footer_counts(target) == (117, 13, ["hour", "x"])
 
 
 def test_footer_gives_way_to_a_scan_when_it_cannot_tell(tmp_path: Path) -> None:
     # Nulls in two key columns may share rows: the footer cannot count them.
     two = tmp_path / "two.parquet"
     pq.write_table(_table(NULL_KEYS.format(hour_nulls="true")), two)
-    assert _footer_counts(two) is None
-    # No statistics at all.
+    assert _footer_counts(two) == (117, None, ["x"])
+    # No statistics at all: nothing is known about nulls.
     bare = tmp_path / "bare.parquet"
     pq.write_table(_table(NULL_KEYS.format(hour_nulls="false")), bare, write_statistics=False)
-    assert _footer_counts(bare) is None
+    assert _footer_counts(bare) == (117, None, [])
 
 
 @pytest.mark.parametrize("hour_nulls", ["false", "true"])
@@ -164,3 +169,29 @@ def test_null_key_truths_score_the_same_from_the_footer_or_a_scan(
     assert first.model_dump_json() == second.model_dump_json()
     # Null keys the output repeats match (both-null keys join), so only 5 rows are lost.
     assert first.columns[0].matched == 112
+
+
+def test_null_free_truth_columns_score_the_same_as_unknown_ones(
+    tmp_path: Path, make_output: OutputMaker
+) -> None:
+    # y has nulls (every 7th row), x none; both ordered. The output blanks some cells of
+    # each: a blank y where the truth's y is null matches, a blank x never does.
+    table = _table(
+        "SELECT i AS stay_id, 0 AS hour, i * 0.5 AS x, "
+        "CASE WHEN i % 7 = 0 THEN NULL ELSE i % 5 END AS y FROM range(200) r(i)"
+    )
+    with_stats, bare = tmp_path / "stats.parquet", tmp_path / "bare.parquet"
+    pq.write_table(table, with_stats, row_group_size=64)
+    pq.write_table(table, bare, write_statistics=False)
+    lines = []
+    for i in range(200):
+        x = "" if i % 9 == 0 else str(i * 0.5)
+        y = "" if i % 3 == 0 else ("" if i % 7 == 0 else str(i % 5))
+        lines.append(f"{i},0,{x},{y}")
+    output = make_output("stay_id,hour,x,y\n" + "\n".join(lines) + "\n")
+    spec = spec_for(["stay_id", "hour"], ["x", "y"])
+    first, second = score_output(spec, with_stats, output), score_output(spec, bare, output)
+    assert first.model_dump_json() == second.model_dump_json()
+    # x: 23 blanks (multiples of 9) mismatch. y: blanks at multiples of 3 mismatch
+    # unless the truth is null there too (multiples of 21: 10 of them).
+    assert [column.matched for column in first.columns] == [200 - 23, 200 - (67 - 10)]

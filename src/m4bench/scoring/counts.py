@@ -211,8 +211,14 @@ def _grouped_sql(
         kind = truth.columns[column.name].kind
         tv = truth_value(f"t.{truth.columns[column.name].ident}", kind)
         agent = f"a.v{column.agent_index}"
-        bits["z"][column.word].append(f"CASE WHEN {tv} IS NULL THEN {column.mask} ELSE 0 END")
-        bits["a"][column.word].append(f"CASE WHEN {agent} IS NULL THEN {column.mask} ELSE 0 END")
+        # A truth column without nulls needs neither bit: tz is never set, and az is
+        # read only with tz (both null), since least() already makes an agent null
+        # against a truth value a full error.
+        if column.name not in truth.null_free:
+            bits["z"][column.word].append(f"CASE WHEN {tv} IS NULL THEN {column.mask} ELSE 0 END")
+            bits["a"][column.word].append(
+                f"CASE WHEN {agent} IS NULL THEN {column.mask} ELSE 0 END"
+            )
         if column.name in spec.scored_columns:
             agree = values_within(tv, agent, kind, spec.tolerance_for(column.name))
             bits["g"][column.word].append(f"CASE WHEN {agree} THEN {column.mask} ELSE 0 END")

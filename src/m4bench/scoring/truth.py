@@ -17,7 +17,7 @@ from m4bench.scoring.sqltypes import comparison_for, quote_ident, quote_literal
 from m4bench.scoring.truth_facts import (
     column_scales,
     first_duplicate_key,
-    rows_from_footer,
+    footer_counts,
     stored_facts,
 )
 from m4bench.tasks.evaluation import EvaluationSpec
@@ -52,6 +52,8 @@ class TruthTable:
     has_null_keys: bool
     ordered: list[str]
     scales: dict[str, float]
+    # Columns the Parquet footer shows without a null (empty when it cannot tell).
+    null_free: frozenset[str] = frozenset()
 
 
 def load_truth(con: duckdb.DuckDBPyConnection, spec: EvaluationSpec, path: Path) -> TruthTable:
@@ -74,10 +76,7 @@ def load_truth(con: duckdb.DuckDBPyConnection, spec: EvaluationSpec, path: Path)
             hint=_HINT,
         )
     parquet = _is_parquet(path)
-    counted = rows_from_footer(con, path, spec.key_columns) if parquet else None
-    rows, null_keys = counted or _count_rows(
-        con, [columns[name].ident for name in spec.key_columns]
-    )
+    rows, null_keys, null_free = _count_rows(con, spec, columns, path if parquet else None)
     facts = stored_facts(con, path) if parquet else None
     if facts is not None and facts.rows != rows:
         facts = None
@@ -95,6 +94,7 @@ def load_truth(con: duckdb.DuckDBPyConnection, spec: EvaluationSpec, path: Path)
         has_null_keys=null_keys > 0,
         ordered=ordered,
         scales=scales,
+        null_free=null_free,
     )
 
 
@@ -137,13 +137,28 @@ def _reject_duplicate_keys(con: duckdb.DuckDBPyConnection, path: Path, names: li
         )
 
 
-def _count_rows(con: duckdb.DuckDBPyConnection, keys: list[str]) -> tuple[int, int]:
-    any_null = " OR ".join(f"{key} IS NULL" for key in keys)
+def _count_rows(
+    con: duckdb.DuckDBPyConnection,
+    spec: EvaluationSpec,
+    columns: dict[str, TruthColumn],
+    parquet: Path | None,
+) -> tuple[int, int, frozenset[str]]:
+    """Rows, rows with a null key, and the columns without a null: from a Parquet
+    file's footer when it tells, else by scanning the keys."""
+    footer = footer_counts(con, parquet) if parquet else None
+    if footer is None:
+        null_free: frozenset[str] = frozenset()
+    else:
+        null_free = frozenset(name for name, count in footer.nulls.items() if not count)
+        null_keys = footer.null_key_rows(spec.key_columns)
+        if null_keys is not None:
+            return footer.rows, null_keys, null_free
+    any_null = " OR ".join(f"{columns[name].ident} IS NULL" for name in spec.key_columns)
     row = con.execute(
         f"SELECT count(*), count(*) FILTER (WHERE {any_null}) FROM {TRUTH_VIEW}"
     ).fetchone()
     assert row is not None
-    return int(row[0]), int(row[1])
+    return int(row[0]), int(row[1]), null_free
 
 
 def _ordered_columns(

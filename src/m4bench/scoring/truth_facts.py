@@ -12,6 +12,7 @@ computed by the same SQL the scorer would run, so a score is the same either way
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -103,31 +104,45 @@ def stored_facts(con: duckdb.DuckDBPyConnection, path: Path) -> TruthFacts | Non
         return None
 
 
-def rows_from_footer(
-    con: duckdb.DuckDBPyConnection, path: Path, keys: list[str]
-) -> tuple[int, int] | None:
-    """Rows of a Parquet file and rows with a null key, read from its footer.
+@dataclass(frozen=True)
+class FooterCounts:
+    """Row count of a Parquet file and null count of every column whose chunks all
+    carry one (the file's footer statistics; a column without them is absent)."""
 
-    The footer holds each column chunk's null count, so no key is read when at most one
-    key column has nulls (then its count is the answer). None when the file lacks null
-    counts for some key chunk or more than one key column has nulls: count by scanning.
-    """
+    rows: int
+    nulls: dict[str, int]
+
+    def null_key_rows(self, keys: list[str]) -> int | None:
+        """Rows with a null key, when the footer tells: at most one key column has
+        nulls (then its count is the answer). None when it cannot tell."""
+        if any(name not in self.nulls for name in keys):
+            return None
+        with_nulls = [self.nulls[name] for name in dict.fromkeys(keys) if self.nulls[name]]
+        if len(with_nulls) > 1:
+            return None
+        return with_nulls[0] if with_nulls else 0
+
+
+def footer_counts(con: duckdb.DuckDBPyConnection, path: Path) -> FooterCounts | None:
+    """Counts from a Parquet file's footer, so that no column is read; None when the
+    footer cannot be read."""
     literal = quote_literal(str(path))
-    names = ", ".join(quote_literal(name) for name in keys)
     try:
-        found = con.execute(
-            f"SELECT path_in_schema, count(stats_null_count), count(*), sum(stats_null_count) "
-            f"FROM parquet_metadata({literal}) WHERE path_in_schema IN ({names}) GROUP BY ALL"
-        ).fetchall()
         meta = con.execute(
             f"SELECT num_rows, num_row_groups FROM parquet_file_metadata({literal})"
         ).fetchone()
+        found = con.execute(
+            f"SELECT path_in_schema, count(stats_null_count), count(*), sum(stats_null_count) "
+            f"FROM parquet_metadata({literal}) GROUP BY ALL"
+        ).fetchall()
     except duckdb.Error:
         return None
-    if meta is None or len(found) != len(set(keys)):
+    if meta is None:
         return None
-    rows, groups = int(meta[0]), int(meta[1])
-    if any(int(counted) != groups or int(chunks) != groups for _, counted, chunks, _ in found):
-        return None
-    nulls = [int(total) for *_, total in found if total]
-    return (rows, nulls[0] if nulls else 0) if len(nulls) <= 1 else None
+    groups = int(meta[1])
+    nulls = {
+        str(name): int(total or 0)
+        for name, counted, chunks, total in found
+        if int(counted) == groups and int(chunks) == groups
+    }
+    return FooterCounts(int(meta[0]), nulls)
