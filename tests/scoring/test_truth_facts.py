@@ -12,7 +12,7 @@ from scoring_helpers import OutputMaker, spec_for
 
 from m4bench.errors import M4BenchError
 from m4bench.provision.ground_truth import write_truth_file
-from m4bench.scoring import score_output
+from m4bench.scoring import Score, score_output
 from m4bench.scoring.truth_facts import (
     TruthFacts,
     footer_counts,
@@ -158,17 +158,12 @@ def test_null_key_truths_score_the_same_from_the_footer_or_a_scan(
     tmp_path: Path, make_output: OutputMaker, hour_nulls: str
 ) -> None:
     table = _table(NULL_KEYS.format(hour_nulls=hour_nulls))
-    with_stats, bare = tmp_path / "stats.parquet", tmp_path / "bare.parquet"
-    pq.write_table(table, with_stats, row_group_size=20)
-    pq.write_table(table, bare, write_statistics=False)
     rows = ["" if v is None else str(v) for row in table.to_pylist() for v in row.values()]
     cells = [",".join(rows[i : i + 3]) for i in range(0, len(rows), 3)]
     output = make_output("stay_id,hour,x\n" + "\n".join(cells[5:]) + "\n")
-    spec = spec_for(["stay_id", "hour"], ["x"])
-    first, second = score_output(spec, with_stats, output), score_output(spec, bare, output)
-    assert first.model_dump_json() == second.model_dump_json()
+    score = _scored_with_and_without_statistics(tmp_path, table, ["x"], output)
     # Null keys the output repeats match (both-null keys join), so only 5 rows are lost.
-    assert first.columns[0].matched == 112
+    assert score.columns[0].matched == 112
 
 
 def test_null_free_truth_columns_score_the_same_as_unknown_ones(
@@ -180,18 +175,27 @@ def test_null_free_truth_columns_score_the_same_as_unknown_ones(
         "SELECT i AS stay_id, 0 AS hour, i * 0.5 AS x, "
         "CASE WHEN i % 7 = 0 THEN NULL ELSE i % 5 END AS y FROM range(200) r(i)"
     )
-    with_stats, bare = tmp_path / "stats.parquet", tmp_path / "bare.parquet"
-    pq.write_table(table, with_stats, row_group_size=64)
-    pq.write_table(table, bare, write_statistics=False)
     lines = []
     for i in range(200):
         x = "" if i % 9 == 0 else str(i * 0.5)
         y = "" if i % 3 == 0 else ("" if i % 7 == 0 else str(i % 5))
         lines.append(f"{i},0,{x},{y}")
     output = make_output("stay_id,hour,x,y\n" + "\n".join(lines) + "\n")
-    spec = spec_for(["stay_id", "hour"], ["x", "y"])
-    first, second = score_output(spec, with_stats, output), score_output(spec, bare, output)
-    assert first.model_dump_json() == second.model_dump_json()
+    score = _scored_with_and_without_statistics(tmp_path, table, ["x", "y"], output)
     # x: 23 blanks (multiples of 9) mismatch. y: blanks at multiples of 3 mismatch
     # unless the truth is null there too (multiples of 21: 10 of them).
-    assert [column.matched for column in first.columns] == [200 - 23, 200 - (67 - 10)]
+    assert [column.matched for column in score.columns] == [200 - 23, 200 - (67 - 10)]
+
+
+def _scored_with_and_without_statistics(
+    folder: Path, table: pa.Table, values: list[str], output: Path
+) -> Score:
+    """The score against ``table`` written with footer statistics (in several row
+    groups) and without any; both must be the same."""
+    with_stats, bare = folder / "stats.parquet", folder / "bare.parquet"
+    pq.write_table(table, with_stats, row_group_size=50)
+    pq.write_table(table, bare, write_statistics=False)
+    spec = spec_for(["stay_id", "hour"], values)
+    first, second = score_output(spec, with_stats, output), score_output(spec, bare, output)
+    assert first.model_dump_json() == second.model_dump_json()
+    return first
