@@ -8,6 +8,10 @@ Parquet schema metadata. The scorer uses stored facts only when they name the sp
 key columns and the file's row count; any other truth (a CSV, a Parquet file from
 elsewhere, facts that do not fit) is checked and measured as before. The facts are
 computed by the same SQL the scorer would run, so a score is the same either way.
+
+Any Parquet file's footer also holds its row count and each column chunk's null count
+(``footer_counts``): the scorer counts rows with a null key from them, and leaves out
+the null bits of columns without a null, instead of reading the columns.
 """
 
 from __future__ import annotations
