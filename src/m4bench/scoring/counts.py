@@ -2,7 +2,8 @@
 
 Each row of the full join of truth and ``agent_first`` is reduced to a few BIGINT
 words: bit ``i`` of ``ag`` is set when compared column ``i`` agrees within tolerance,
-of ``tz`` / ``az`` when the truth / agent value is null, and the agent's own
+of ``tz`` / ``az`` when the truth / agent value is null (both left out for a truth
+column its Parquet footer shows without nulls), and the agent's own
 uncastable-cell words ``w0..`` come along unchanged. Rows with the same words form one
 group (a few thousand for a typical output), carrying its row count and the summed
 scaled errors of the ordered columns; a second, small aggregate over the groups gives
