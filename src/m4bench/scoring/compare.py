@@ -39,7 +39,7 @@ def _match_flag(
     sql = cell_sql(name, spec, truth, layout)
     if sql is None:
         return None
-    return f"coalesce({IN_TRUTH} AND ({sql.agree} OR {sql.both_null}), false) AS m{index}"
+    return f"coalesce({IN_TRUTH} AND {sql.match}, false) AS m{index}"
 
 
 def compare_rows(

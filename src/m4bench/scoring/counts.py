@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from m4bench.scoring.agent_table import FIRST_TABLE, FLAG_BITS, AgentLayout
+from m4bench.scoring.agent_table import FIRST_TABLE, AgentLayout, flag_test
 from m4bench.scoring.cells import join_condition
 from m4bench.scoring.sqltypes import quote_literal, truth_key, truth_value, values_within
 from m4bench.scoring.truth import TRUTH_ROW, TRUTH_VIEW, TruthTable
@@ -119,7 +119,7 @@ class _Column:
 
     def flag(self) -> str:
         """SQL true when the agent's cell did not cast (the agent's own flag words)."""
-        return f"((w{self.agent_index // FLAG_BITS} & {1 << (self.agent_index % FLAG_BITS)}) <> 0)"
+        return flag_test("", self.agent_index)
 
 
 def join_passes(rows: int, layout: AgentLayout, memory_limit_mb: int) -> int:
