@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -18,6 +19,32 @@ from m4bench.scoring.options import NullRule
 from m4bench.scoring.spec_file import load_evaluation_spec
 from m4bench.tasks.catalog import load_catalog
 from m4bench.tasks.evaluation import EvaluationSpec
+
+# The command-line name of each ScoreOptions field it sets, for error messages.
+_OPTION_NAMES = {
+    "memory_limit_mb": "--memory-limit-mb",
+    "threads": "--threads",
+    "time_limit_seconds": "--time-limit",
+    "max_output_bytes": "--max-output-mb",
+    "mismatch_sample_size": "--sample-size",
+}
+
+
+def _default(field: str) -> object:
+    return ScoreOptions.model_fields[field].default
+
+
+def _options(**given: object) -> ScoreOptions:
+    """ScoreOptions from the options given (None: the default); a value out of range is
+    a usage error naming its option."""
+    try:
+        return ScoreOptions.model_validate({k: v for k, v in given.items() if v is not None})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = str(error["loc"][0]) if error["loc"] else ""
+        raise typer.BadParameter(
+            str(error["msg"]), param_hint=_OPTION_NAMES.get(field, field)
+        ) from None
 
 
 def score_command(
@@ -49,11 +76,54 @@ def score_command(
         Path | None,
         typer.Option("--diff", help="Write the full row-level diff (Parquet) here."),
     ] = None,
+    memory_limit_mb: Annotated[
+        int | None,
+        typer.Option(
+            "--memory-limit-mb",
+            help=f"DuckDB memory limit; the join runs in passes below it "
+            f"(default {_default('memory_limit_mb')}).",
+        ),
+    ] = None,
+    threads: Annotated[
+        int | None,
+        typer.Option("--threads", help=f"DuckDB threads (default {_default('threads')})."),
+    ] = None,
+    time_limit: Annotated[
+        float | None,
+        typer.Option(
+            "--time-limit",
+            help=f"Seconds before scoring stops with failure time_limit "
+            f"(default {_default('time_limit_seconds')}).",
+        ),
+    ] = None,
+    max_output_mb: Annotated[
+        int | None,
+        typer.Option(
+            "--max-output-mb",
+            help=f"Larger outputs are not read: failure output_too_large "
+            f"(default {_default('max_output_bytes') // 1024**2}).",
+        ),
+    ] = None,
+    sample_size: Annotated[
+        int | None,
+        typer.Option(
+            "--sample-size",
+            help=f"Mismatches kept per column, 0 to 100 "
+            f"(default {_default('mismatch_sample_size')}).",
+        ),
+    ] = None,
 ) -> None:
     """Score an agent's output CSV: match rates, reward, key F1, nMAE, strict checks."""
     spec, truth = _task_inputs(task, source, home, spec, truth)
     evaluation = _resolve_spec(spec)
-    options = ScoreOptions(null_tokens=_null_rule(null_tokens))
+    options = _options(
+        null_tokens=_null_rule(null_tokens),
+        memory_limit_mb=memory_limit_mb,
+        threads=threads,
+        time_limit_seconds=time_limit,
+        max_output_bytes=None if max_output_mb is None else max_output_mb * 1024**2,
+        mismatch_sample_size=sample_size,
+    )
     score = score_output(evaluation, truth, output, options=options, diff_path=diff)
     if as_json:
         typer.echo(canonical_json(score.model_dump(mode="json")), nl=False)
