@@ -6,7 +6,8 @@ realistic disagreements (missing, extra and duplicate rows, ISO ``T`` timestamps
 values off by more than the tolerance, blanks, text in numeric cells). Each scorer
 runs in its own process so its peak resident memory is its own.
 
-Run: .venv/bin/python bench/score.py [--rows N] [--memory-limit-mb MB] [--repeat K]
+Run: .venv/bin/python bench/score.py [--rows N] [--memory-limit-mb MB] [--threads T]
+                                     [--repeat K]
 With --repeat K each scorer runs K times, alternating, and the ratios use the medians
 (on a shared machine one run of each can be off by 10 %).
 Needs pandas for the comparison, which is not a project dependency:
@@ -103,12 +104,11 @@ def _agent_value(name: str, index: int) -> str:
     )
 
 
-def run_ours(truth: Path, output: Path, memory_limit_mb: int) -> dict[str, object]:
-    from m4bench.scoring import ScoreOptions, score_output
+def run_ours(truth: Path, output: Path, options: ScoreOptions) -> dict[str, object]:
+    from m4bench.scoring import score_output
     from m4bench.tasks.evaluation import EvaluationSpec
 
     spec = EvaluationSpec.model_validate_json(spec_json())
-    options = ScoreOptions(memory_limit_mb=memory_limit_mb)
     score = score_output(spec, truth, output, options=options)
     return {"reward": score.reward, "matched": [c.matched for c in score.columns]}
 
@@ -139,16 +139,13 @@ def run_pandas(truth: Path, output: Path) -> dict[str, object]:
     return {"reward": round(sum(rates) / len(rates), 8), "matched": matched}
 
 
-def _child(which: str, truth: Path, output: Path, memory_limit_mb: int) -> None:
+def _child(which: str, truth: Path, output: Path, options: ScoreOptions) -> None:
     if which == "ours":
         import m4bench.scoring  # noqa: F401  (imports are not timed, for either side)
     else:
         import pandas  # noqa: F401
     start, cpu = time.perf_counter(), time.process_time()
-    if which == "ours":
-        result = run_ours(truth, output, memory_limit_mb)
-    else:
-        result = run_pandas(truth, output)
+    result = run_ours(truth, output, options) if which == "ours" else run_pandas(truth, output)
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     peak_mib = _peak_mib()
     print(json.dumps({"seconds": elapsed, "cpu_seconds": cpu, "peak_mib": peak_mib, **result}))
@@ -169,10 +166,11 @@ def _peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _measure(which: str, truth: Path, output: Path, memory_limit_mb: int) -> dict[str, object]:
+def _measure(which: str, truth: Path, output: Path, options: ScoreOptions) -> dict[str, object]:
     command = [sys.executable, __file__, "--child", which, str(truth), str(output)]
+    limits = ["--memory-limit-mb", str(options.memory_limit_mb), "--threads", str(options.threads)]
     done = subprocess.run(
-        [*command, "--memory-limit-mb", str(memory_limit_mb)],
+        [*command, *limits],
         capture_output=True,
         text=True,
         check=False,
@@ -193,11 +191,18 @@ def main() -> None:
         help="the scorer's memory limit; the join runs in passes when its hash table "
         "would pass half of it (2048 scores the default bench output in one pass)",
     )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=ScoreOptions().threads,
+        help="the scorer's DuckDB threads (pandas uses one core whatever this says)",
+    )
     parser.add_argument("--repeat", type=int, default=1, help="runs of each scorer")
     parser.add_argument("--child", nargs=3, metavar=("WHICH", "TRUTH", "OUTPUT"))
     args = parser.parse_args()
+    options = ScoreOptions(memory_limit_mb=args.memory_limit_mb, threads=args.threads)
     if args.child:
-        _child(args.child[0], Path(args.child[1]), Path(args.child[2]), args.memory_limit_mb)
+        _child(args.child[0], Path(args.child[1]), Path(args.child[2]), options)
         return
     try:
         import pandas  # noqa: F401
@@ -215,8 +220,8 @@ def main() -> None:
             f"in {time.perf_counter() - start:.1f} s"
         )
         for _ in range(max(1, args.repeat)):
-            runs["m4bench"].append(_measure("ours", truth, output, args.memory_limit_mb))
-            runs["pandas"].append(_measure("pandas", truth, output, args.memory_limit_mb))
+            runs["m4bench"].append(_measure("ours", truth, output, options))
+            runs["pandas"].append(_measure("pandas", truth, output, options))
     _report(runs)
 
 
