@@ -30,8 +30,7 @@ _OPTION_NAMES = {
 }
 
 
-def _default(field: str) -> object:
-    return ScoreOptions.model_fields[field].default
+_DEFAULTS = ScoreOptions()
 
 
 def _options(**given: object) -> ScoreOptions:
@@ -81,19 +80,19 @@ def score_command(
         typer.Option(
             "--memory-limit-mb",
             help=f"DuckDB memory limit; the join runs in passes below it "
-            f"(default {_default('memory_limit_mb')}).",
+            f"(default {_DEFAULTS.memory_limit_mb}).",
         ),
     ] = None,
     threads: Annotated[
         int | None,
-        typer.Option("--threads", help=f"DuckDB threads (default {_default('threads')})."),
+        typer.Option("--threads", help=f"DuckDB threads (default {_DEFAULTS.threads})."),
     ] = None,
     time_limit: Annotated[
         float | None,
         typer.Option(
             "--time-limit",
             help=f"Seconds before scoring stops with failure time_limit "
-            f"(default {_default('time_limit_seconds')}).",
+            f"(default {_DEFAULTS.time_limit_seconds}).",
         ),
     ] = None,
     max_output_mb: Annotated[
@@ -101,7 +100,7 @@ def score_command(
         typer.Option(
             "--max-output-mb",
             help=f"Larger outputs are not read: failure output_too_large "
-            f"(default {_default('max_output_bytes') // 1024**2}).",
+            f"(default {_DEFAULTS.max_output_bytes // 1024**2}).",
         ),
     ] = None,
     sample_size: Annotated[
@@ -109,7 +108,7 @@ def score_command(
         typer.Option(
             "--sample-size",
             help=f"Mismatches kept per column, 0 to 100 "
-            f"(default {_default('mismatch_sample_size')}).",
+            f"(default {_DEFAULTS.mismatch_sample_size}).",
         ),
     ] = None,
 ) -> None:
