@@ -12,6 +12,7 @@ from m4bench.campaign import (
     ResultsDir,
     RetryPolicy,
     RunResult,
+    campaign_status,
     load_profile,
     plan_campaign,
     run_campaign,
@@ -75,6 +76,10 @@ def test_oracle_campaign_records_runner_results_once(tmp_path: Path, home: DataH
     records = [read_model(p, RunResult) for p in sorted(results.rglob("result.json"))]
     assert sorted(r.run_id for r in records) == sorted(run.run_id for run in runs)
     assert all(r.reward == 1.0 and r.record["status"] == "ok" for r in records)
+    # Each task's runs name the one ground truth they were all scored against.
+    truths = {(r.task, r.record["ground_truth"]["sha256"]) for r in records}
+    assert len(truths) == len({r.task for r in records})
+    assert campaign_status(ResultsDir(results)).mixed_truths == {}
     adopted = results / "work" / runs[0].run_id
     assert sorted(p.name for p in adopted.glob("attempt-*")) == ["attempt-1"]
     assert (adopted / "runner-result.json").exists()

@@ -56,7 +56,7 @@ def test_no_output(bench: Bench, tmp_path: Path) -> None:
     quiet = script(tmp_path, "quiet.sh", "echo thinking\n")
     record = bench.run(tmp_path / "r", TASK, "replay", replay_file=quiet)
     assert record.status == "no_output"
-    assert record.score is None and record.reward == 0.0
+    assert record.score is None and record.reward == 0.0 and record.ground_truth is None
     assert load_result(tmp_path / "r" / record.run_id).status == "no_output"
 
 

@@ -9,9 +9,11 @@ import pytest
 from bwrap_probe import needs_bwrap
 from run_bench import EICU_SOURCE, SOURCE, Bench
 
-from m4bench.provision.ground_truth import ground_truth_path
+from m4bench.fileio import sha256_file
+from m4bench.provision.ground_truth import ground_truth_path, task_key
 from m4bench.runner import is_complete, load_result
 from m4bench.scoring import score_output
+from m4bench.sources.layout import load_source
 from m4bench.tasks.reference import output_columns
 
 pytestmark = needs_bwrap
@@ -37,6 +39,13 @@ def test_oracle_scores_one_inside_bwrap(bench: Bench, tmp_path: Path, task: str)
     assert not (run_dir / "attempt-1" / "workdir").exists()
     assert record.skills and all(s.origin.startswith(task) for s in record.skills)
     assert record.versions.agent == record.versions.m4bench
+    truth = ground_truth_path(bench.home, SOURCE, task)
+    assert record.ground_truth is not None and record.score is not None
+    assert record.ground_truth.sha256 == sha256_file(truth)
+    assert record.ground_truth.rows == record.score.keys.truth_rows
+    assert record.ground_truth.key == task_key(bench.catalog.task(task))
+    fingerprint = load_source(bench.home, SOURCE).manifest.fingerprint()
+    assert record.ground_truth.source_fingerprint == fingerprint
 
 
 @pytest.mark.slow

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from m4bench.campaign.identity import Cell
 from m4bench.campaign.records import CampaignManifest
@@ -30,6 +31,9 @@ class CampaignStatus:
     cells: list[CellStatus]
     unplanned: list[str]
     """Run directories under ``runs/`` that the manifest does not plan."""
+    mixed_truths: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    """Tasks whose recorded runs were scored against different ground truths (the
+    truth was rebuilt mid-campaign): task -> truth sha256 -> run ids, all sorted."""
 
     def total(self, attribute: str) -> int:
         return sum(int(getattr(cell, attribute)) for cell in self.cells)
@@ -38,9 +42,12 @@ class CampaignStatus:
 def campaign_status(results: ResultsDir) -> CampaignStatus:
     manifest = _manifest(results)
     cells: dict[str, CellStatus] = {}
+    truths: dict[str, dict[str, list[str]]] = {}
     for run in manifest.runs:
         status = cells.setdefault(run.cell.key, CellStatus(cell=run.cell))
         result = results.read_result(run.run_id)
+        if result is not None and (sha := _truth_sha256(result.record)) is not None:
+            truths.setdefault(run.cell.task, {}).setdefault(sha, []).append(run.run_id)
         if result is None:
             status.missing += 1
             status.running += int(results.is_running(run.run_id))
@@ -55,7 +62,19 @@ def campaign_status(results: ResultsDir) -> CampaignStatus:
     present = sorted(p.name for p in runs_dir.iterdir()) if runs_dir.is_dir() else []
     unplanned = [name for name in present if name not in planned]
     ordered = [cells[key] for key in sorted(cells)]
-    return CampaignStatus(profile=manifest.profile, cells=ordered, unplanned=unplanned)
+    mixed = {
+        task: {sha: sorted(ids) for sha, ids in sorted(by_sha.items())}
+        for task, by_sha in sorted(truths.items())
+        if len(by_sha) > 1
+    }
+    return CampaignStatus(manifest.profile, ordered, unplanned, mixed)
+
+
+def _truth_sha256(record: dict[str, Any]) -> str | None:
+    """The sha256 of the ground truth a runner record was scored against, if recorded."""
+    truth = record.get("ground_truth")
+    sha = truth.get("sha256") if isinstance(truth, dict) else None
+    return sha if isinstance(sha, str) else None
 
 
 def status_document(status: CampaignStatus) -> dict[str, object]:
@@ -77,6 +96,7 @@ def status_document(status: CampaignStatus) -> dict[str, object]:
         "totals": totals,
         "cells": cells,
         "unplanned": status.unplanned,
+        "mixed_ground_truths": status.mixed_truths,
     }
 
 

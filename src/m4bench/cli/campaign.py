@@ -189,6 +189,14 @@ def status_command(
     )
     if status.unplanned:
         typer.echo(f"{len(status.unplanned)} run directories not in the plan")
+    for task, by_truth in status.mixed_truths.items():
+        counts = ", ".join(f"{len(ids)} on {sha[:12]}" for sha, ids in by_truth.items())
+        typer.echo(
+            f"warning: runs of {task} were scored against {len(by_truth)} different ground "
+            f"truths ({counts}), so their rewards do not compare. `--json` lists the runs "
+            "under mixed_ground_truths: delete the stale ones under runs/ and run the "
+            "campaign again with --resume"
+        )
 
 
 def _catalog(profile: Profile, required: bool) -> list[TaskFacts] | None:

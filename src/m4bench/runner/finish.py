@@ -73,6 +73,7 @@ def finish_run(
             "timings": timings,
             "usage": _usage(summary),
             "score": score,
+            "ground_truth": prepared.ground_truth if score is not None else None,
             "reward": score.reward if score is not None else 0.0,
             "publishable": publishable,
             "publishable_reason": reason,

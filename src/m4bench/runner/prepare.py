@@ -10,11 +10,15 @@ from typing import TYPE_CHECKING
 
 from m4bench.agents.base import AgentAdapter, AgentContext
 from m4bench.errors import M4BenchError
-from m4bench.fileio import sha256_text
+from m4bench.fileio import read_model, sha256_text
 from m4bench.home import DataHome
 from m4bench.provision.agent_catalog import load_catalog_manifest
 from m4bench.provision.equivalence import load_mapping
-from m4bench.provision.ground_truth import ground_truth_path
+from m4bench.provision.ground_truth import (
+    GroundTruthManifest,
+    ground_truth_path,
+    manifest_path_for,
+)
 from m4bench.provision.layout import (
     DICTIONARY_FILE,
     PerturbedVariant,
@@ -28,7 +32,7 @@ from m4bench.runner.canary import forbidden_paths
 from m4bench.runner.conditions import condition_skills
 from m4bench.runner.identity import DEFAULT_MODEL, RunSpec
 from m4bench.runner.instruction import assemble_instruction, read_dictionary
-from m4bench.runner.record import SkillRecord
+from m4bench.runner.record import GroundTruthRecord, SkillRecord
 from m4bench.runner.workdir import (
     INSTRUCTION_FILE,
     RunPaths,
@@ -55,6 +59,7 @@ class PreparedRun:
     spec: RunSpec
     task: Task
     truth: Path
+    ground_truth: GroundTruthRecord | None
     adapter: AgentAdapter
     context: AgentContext
     sandbox_spec: SandboxSpec
@@ -104,6 +109,7 @@ def prepare_run(
         spec=spec,
         task=task,
         truth=truth,
+        ground_truth=ground_truth_record(truth),
         adapter=adapter,
         context=ctx,
         sandbox_spec=_sandbox_spec(adapter, ctx, paths, mounts + runtime, opts, timeout),
@@ -179,6 +185,24 @@ def _task_inputs(
         )
     mapping = load_mapping(home, source) if spec.schema_name != "native" else None
     return task, truth, mapping
+
+
+def ground_truth_record(truth: Path) -> GroundTruthRecord | None:
+    """The truth's identity from the manifest provisioning wrote beside it; None when
+    there is no manifest or the file's size no longer matches it (rebuild with
+    ``m4bench setup``)."""
+    manifest_file = manifest_path_for(truth)
+    if not manifest_file.exists():
+        return None
+    manifest = read_model(manifest_file, GroundTruthManifest)
+    if truth.stat().st_size != manifest.output_bytes:
+        return None
+    return GroundTruthRecord(
+        key=manifest.key,
+        sha256=manifest.output_sha256,
+        rows=manifest.rows,
+        source_fingerprint=manifest.inputs.source_fingerprint,
+    )
 
 
 def _dictionary(spec: RunSpec, home: DataHome, source: str) -> str | None:

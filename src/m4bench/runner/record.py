@@ -105,6 +105,16 @@ class UsageRecord(BaseModel):
     cost_source: str = "not reported"
 
 
+class GroundTruthRecord(BaseModel):
+    """The ground truth a run's output was scored against, from its provisioning
+    manifest: two runs compare only when these agree."""
+
+    key: str = Field(description="its name in the source; tasks sharing a reference share it")
+    sha256: str = Field(description="of the truth's Parquet file")
+    rows: int = Field(ge=0)
+    source_fingerprint: str = Field(description="the data the truth was computed from")
+
+
 class Artifact(BaseModel):
     path: str = Field(description="relative to the run's directory")
     sha256: str
@@ -129,6 +139,9 @@ class ResultRecord(BaseModel):
     timings: Timings = Field(default_factory=Timings)
     usage: UsageRecord = Field(default_factory=UsageRecord)
     score: Score | None = None
+    ground_truth: GroundTruthRecord | None = Field(
+        default=None, description="what the score was computed against; None before scoring"
+    )
     reward: float = Field(ge=0.0, le=1.0, default=0.0)
     publishable: bool = False
     publishable_reason: str = ""
