@@ -9,6 +9,7 @@ from analysis_campaign import grid, record, write_results_dir, write_runs_csv
 from m4bench.analysis import AnalysisSettings, analyze_runs, load_source
 from m4bench.analysis.load_csv import load_runs_csv
 from m4bench.analysis.load_results import load_results_dir
+from m4bench.analysis.narrative import integrity_sentence
 from m4bench.errors import M4BenchError
 
 
@@ -38,6 +39,23 @@ def test_unpublishable_runs_are_excluded_and_counted(tmp_path: Path) -> None:
     # the unpublishable zero reward does not pull the sofa delta down
     sofa = next(d for d in result.task_deltas if d.task == "mimic-sofa-24h")
     assert sofa.delta == pytest.approx(0.10)
+
+
+def test_tasks_scored_against_two_ground_truths_are_counted(tmp_path: Path) -> None:
+    records = grid()
+    for item in records:
+        # Campaign records nest the runner's record; a sofa run was scored after the
+        # truth was rebuilt.
+        rebuilt = item["task"] == "mimic-sofa-24h" and item["trial"] == 3
+        item["record"] = {"ground_truth": {"sha256": "b" * 64 if rebuilt else "a" * 64}}
+    runs = load_results_dir(write_results_dir(tmp_path, records))
+    assert {run.truth_sha256 for run in runs} == {"a" * 64, "b" * 64}
+    result = analyze_runs(runs, AnalysisSettings(reps=200, permutation_reps=200), "test")
+    assert dict(result.integrity)["Tasks scored against several ground truths"] == 1
+    assert "tasks scored against several ground truths: 1" in integrity_sentence(result)
+    unrecorded = load_results_dir(write_results_dir(tmp_path / "plain", grid()))
+    plain = analyze_runs(unrecorded, AnalysisSettings(reps=200, permutation_reps=200), "test")
+    assert dict(plain.integrity)["Tasks scored against several ground truths"] == 0
 
 
 def test_damaged_result_record_names_the_file(tmp_path: Path) -> None:

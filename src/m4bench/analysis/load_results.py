@@ -147,6 +147,7 @@ def result_to_run(record: dict[str, Any], run_id: str) -> RunRow:
         "cached_input_tokens": _pick(record, "token_usage.cached_input_tokens"),
         "output_tokens": _pick(record, "token_usage.output_tokens"),
         "cost_usd": _pick(record, "token_usage.cost_usd", "cost_usd"),
+        "truth_sha256": _pick(record, "ground_truth.sha256", "record.ground_truth.sha256"),
     }
     return RunRow(**fields)
 

@@ -46,6 +46,8 @@ class RunRow(BaseModel):
     cached_input_tokens: int | None = None
     output_tokens: int | None = None
     cost_usd: float | None = None
+    truth_sha256: str | None = None
+    """The ground truth the run was scored against, when its record names it."""
 
     @property
     def strict_pass(self) -> bool:
