@@ -188,15 +188,19 @@ def _task_inputs(
 
 
 def ground_truth_record(truth: Path) -> GroundTruthRecord | None:
-    """The truth's identity from the manifest provisioning wrote beside it; None when
-    there is no manifest or the file's size no longer matches it (rebuild with
-    ``m4bench setup``)."""
+    """The truth's identity from the manifest provisioning wrote beside it (None when
+    there is none). Raises before the agent starts when the manifest cannot be read or
+    no longer describes the file: the score would rest on an unknown answer."""
     manifest_file = manifest_path_for(truth)
     if not manifest_file.exists():
         return None
     manifest = read_model(manifest_file, GroundTruthManifest)
     if truth.stat().st_size != manifest.output_bytes:
-        return None
+        raise M4BenchError(
+            f"{truth}: the ground truth is not the file its manifest describes "
+            f"({truth.stat().st_size} bytes, the manifest says {manifest.output_bytes})",
+            hint="rebuild it with `m4bench setup` for this source and task",
+        )
     return GroundTruthRecord(
         key=manifest.key,
         sha256=manifest.output_sha256,
