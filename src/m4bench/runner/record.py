@@ -140,7 +140,9 @@ class ResultRecord(BaseModel):
     usage: UsageRecord = Field(default_factory=UsageRecord)
     score: Score | None = None
     ground_truth: GroundTruthRecord | None = Field(
-        default=None, description="what the score was computed against; None before scoring"
+        default=None,
+        description="what the score was computed against; None when the output was not "
+        "scored or the truth has no manifest",
     )
     reward: float = Field(ge=0.0, le=1.0, default=0.0)
     publishable: bool = False
