@@ -60,3 +60,36 @@ def test_audit_command_reports_missing_runs(tmp_path: Path) -> None:
     audit = json.loads(shown.output)
     assert (audit["runs"], audit["expected_runs"], audit["missing_runs"]) == (2, 3, 1)
     assert [a["attempt"] for a in audit["superseded_attempts"]] == [1]
+
+
+def test_runs_scored_against_two_truths_are_an_audit_problem_that_survives_packaging(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    results, home = tmp_path / "results", tmp_path / "home"
+    build_campaign(results, home)
+    for index, path in enumerate(sorted((results / "runs").glob("*/result.json"))):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        sha = "ab" * 32 if index == 0 else "cd" * 32
+        record["record"]["ground_truth"] = {"key": "k", "sha256": sha, "rows": 3}
+        path.write_text(json.dumps(record), encoding="utf-8")
+    runner = CliRunner()
+    shown = runner.invoke(app, ["evidence", "audit", str(results)], env={"COLUMNS": "200"})
+    assert shown.exit_code == 1
+    assert "1 tasks have runs scored against different ground truths" in shown.output
+    audit = json.loads(runner.invoke(app, ["evidence", "audit", str(results), "--json"]).output)
+    assert audit["mixed_truth_tasks"] == 1
+
+    salt = tmp_path / "salt.key"
+    salt.write_bytes(b"a-private-salt-of-enough-bytes")
+    out = tmp_path / "e.tar.zst"
+    made = runner.invoke(
+        app, ["evidence", "package", str(results), "--out", str(out), "--salt-file", str(salt),
+              "--home", str(home)],
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    # The sanitized records keep the truths' hashes: verification recomputes the same audit.
+    verified = runner.invoke(app, ["evidence", "verify", str(out)], env={"COLUMNS": "200"})
+    assert verified.exit_code == 0 and "verified" in verified.output
+    assert "different ground truths" in verified.output

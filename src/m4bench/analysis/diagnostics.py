@@ -156,13 +156,13 @@ def integrity_counts(loaded: Sequence[RunRow], analysed: CellTable) -> list[tupl
         ("Missing rewards", sum(run.reward is None for run in loaded)),
         ("Duplicate run ids", len(ids) - len(set(ids))),
         ("Repeated cell trials", len(trials) - len(set(trials))),
-        ("Tasks scored against several ground truths", _tasks_with_several_truths(loaded)),
+        ("Tasks scored against several ground truths", tasks_with_several_truths(loaded)),
         ("Strict passes", sum(run.strict_pass for run in loaded)),
         ("Diagnostics failed", sum(bool(run.diagnostics_failed) for run in loaded)),
     ]
 
 
-def _tasks_with_several_truths(loaded: Sequence[RunRow]) -> int:
+def tasks_with_several_truths(loaded: Sequence[RunRow]) -> int:
     """Tasks whose runs name more than one ground truth (it was rebuilt between runs)."""
     truths: dict[str, set[str]] = {}
     for run in loaded:

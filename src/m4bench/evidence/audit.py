@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from m4bench.analysis.diagnostics import tasks_with_several_truths
 from m4bench.analysis.load_results import result_to_run
 from m4bench.campaign.identity import PlannedRun
 from m4bench.errors import M4BenchError
@@ -56,6 +57,9 @@ class IntegrityAudit(BaseModel):
     nonzero_exits: int
     missing_rewards: int
     strict_passes: int
+    mixed_truth_tasks: int = Field(
+        default=0, description="tasks whose runs were scored against different ground truths"
+    )
     failure_reasons: dict[str, int] = Field(default_factory=dict)
     retained_artifacts: dict[str, int] = Field(default_factory=dict)
     superseded_attempts: list[SupersededAttempt] = Field(default_factory=list)
@@ -69,6 +73,11 @@ class IntegrityAudit(BaseModel):
             count = getattr(self, name)
             if count:
                 lines.append(f"{count} {name.replace('_', ' ')}")
+        if self.mixed_truth_tasks:
+            lines.append(
+                f"{self.mixed_truth_tasks} tasks have runs scored against different ground "
+                "truths (see `m4bench campaign status`)"
+            )
         return lines
 
 
@@ -145,6 +154,7 @@ def audit_records(
         nonzero_exits=sum(code not in (None, 0) for code in exits),
         missing_rewards=sum(row.reward is None for row in rows),
         strict_passes=sum(row.strict_pass for row in rows),
+        mixed_truth_tasks=tasks_with_several_truths(rows),
         failure_reasons=dict(sorted(reasons.items())),
         retained_artifacts=retained or {},
         superseded_attempts=superseded or [],
