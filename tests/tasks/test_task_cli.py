@@ -43,6 +43,19 @@ def test_list_table_and_show() -> None:
     assert "Output a CSV file to `{output_path}`" in shown.output
 
 
+def test_list_written_to_a_pipe_is_not_cut_short() -> None:
+    """Captured output is no terminal: without COLUMNS the table keeps whole names."""
+    piped = runner.invoke(app, ["tasks", "list"], env={"COLUMNS": None})
+    assert piped.exit_code == 0, piped.output
+    assert "\u2026" not in piped.output
+    for line in piped.output.splitlines()[3:-1]:
+        name, family = (cell.strip() for cell in line.split("\u2502")[1:3])
+        assert name.startswith(("mimic-", "eicu-")) and family
+    assert "mimic-creatinine-baseline-raw" in piped.output and "urine-output-rate" in piped.output
+    narrow = runner.invoke(app, ["tasks", "list"], env={"COLUMNS": "80"})
+    assert "\u2026" in narrow.output
+
+
 def test_show_unknown_task_is_a_user_error() -> None:
     result = runner.invoke(app, ["tasks", "show", "mimic-nothing"])
     assert isinstance(result.exception, M4BenchError)

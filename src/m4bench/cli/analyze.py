@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from m4bench.analysis import (
@@ -18,6 +17,7 @@ from m4bench.analysis import (
     headline_document,
 )
 from m4bench.analysis.bootstrap import DEFAULT_PERMUTATION_REPS, DEFAULT_REPS, DEFAULT_SEED
+from m4bench.cli.common import make_console
 
 
 def analyze_command(
@@ -52,7 +52,7 @@ def analyze_command(
         treatment=treatment,
         include_unpublishable=include_unpublishable,
     )
-    console = Console(stderr=True)
+    console = make_console(stderr=True)
     columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=as_json) as progress:
         bar = progress.add_task("analysis", total=len(ANALYSIS_STEPS))

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from m4bench.cli.common import HomeOption, resolve_home
+from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.cli.run import DEFAULT_SOURCES
 from m4bench.errors import M4BenchError
 from m4bench.sources.layout import load_source
@@ -51,7 +51,7 @@ def audit_command(
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
     else:
-        show_report(report, Console(), detail=detail)
+        show_report(report, make_console(), detail=detail)
     if not report.passed:
         raise typer.Exit(1)
 

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -34,7 +33,7 @@ from m4bench.campaign.progress import LiveProgress
 from m4bench.campaign.selection import TaskFacts, facts_from_catalog
 from m4bench.campaign.simulate_spec import parse_simulation
 from m4bench.campaign.status import CampaignStatus, status_document
-from m4bench.cli.common import HomeOption, resolve_home
+from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.errors import M4BenchError
 from m4bench.fileio import canonical_json
 
@@ -71,7 +70,7 @@ def plan_command(
     catalog = _catalog(loaded, required=True)
     options = PlanOptions(tuple(agent or ()), tuple(model or ()), trials, strict=False)
     planned = plan_campaign(loaded, options, catalog)
-    console = Console()
+    console = make_console()
     if runs:
         for run in planned:
             typer.echo(f"{run.run_id}\t{run.cell.key}\t{run.trial}")
@@ -181,7 +180,7 @@ def status_command(
     if as_json:
         typer.echo(canonical_json(status_document(status)), nl=False)
         return
-    Console().print(_status_table(status, incomplete))
+    make_console().print(_status_table(status, incomplete))
     typer.echo(
         f"{status.total('done')} done, {status.total('failed')} failed, "
         f"{status.total('missing')} missing ({status.total('running')} running) "

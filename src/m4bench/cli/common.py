@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 
 from m4bench.home import DataHome
 
@@ -17,3 +19,20 @@ HomeOption = Annotated[
 
 def resolve_home(home: Path | None) -> DataHome:
     return DataHome.from_env(home)
+
+
+# Wide enough for every table the commands print, so none is cut with an ellipsis.
+_PIPE_WIDTH = 200
+
+
+def make_console(*, stderr: bool = False) -> Console:
+    """A console for command output.
+
+    On a terminal it takes the terminal's width. Written to a file or a pipe (a log, a
+    script, ``| grep``), rich would fall back to 80 columns and cut task and source
+    names short; it gets ``_PIPE_WIDTH`` columns instead, unless ``COLUMNS`` is set.
+    """
+    probe = Console(stderr=stderr)
+    if probe.is_terminal or "COLUMNS" in os.environ:
+        return probe
+    return Console(stderr=stderr, width=max(probe.width, _PIPE_WIDTH))

@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from m4bench.cli.common import HomeOption, resolve_home
+from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.concepts.build import BuildEvent, build_concepts
 from m4bench.concepts.docs import write_docs
 from m4bench.concepts.graph import layers, to_dot
@@ -47,7 +46,7 @@ def list_concepts(
     for record in records:
         reads = [*record["dependencies"], *record["source_tables"]]
         table.add_row(str(record["name"]), str(record["category"]), ", ".join(map(str, reads)))
-    Console().print(table)
+    make_console().print(table)
 
 
 @app.command("graph")

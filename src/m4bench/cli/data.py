@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
-from m4bench.cli.common import HomeOption, resolve_home
+from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.sources.attach import attach_m4
 from m4bench.sources.ingest import ingest_dataset
 from m4bench.sources.inventory import list_sources, summarize, table_infos
@@ -90,7 +90,7 @@ def ingest(
     home: HomeOption = None,
 ) -> None:
     """Ingest a MIMIC-IV or eICU-CRD CSV release (or its open demo); resumable."""
-    console = Console(stderr=True)
+    console = make_console(stderr=True)
     bars = _TableBars(_progress(console))
     try:
         report = ingest_dataset(
@@ -123,7 +123,7 @@ def attach(
     home: HomeOption = None,
 ) -> None:
     """Register a DuckDB database built by the M4 toolkit as a source (no copy)."""
-    console = Console(stderr=True)
+    console = make_console(stderr=True)
     with _progress(console) as progress:
         task = progress.add_task("hashing Parquet files", total=None)
 
@@ -161,7 +161,7 @@ def list_command(home: HomeOption = None, as_json: JsonOption = False) -> None:
             s.name, s.dataset, s.dataset_version, s.kind, "yes" if s.public else "no",
             str(s.tables), f"{s.rows:,}", _megabytes(s.bytes),
         )  # fmt: skip
-    Console().print(table if summaries else "no sources yet: see `m4bench data ingest --help`")
+    make_console().print(table if summaries else "no sources yet: see `m4bench data ingest --help`")
 
 
 @app.command()
@@ -176,7 +176,7 @@ def info(
         typer.echo(json.dumps(source.manifest.model_dump(mode="json"), indent=2, sort_keys=True))
         return
     manifest = source.manifest
-    console = Console()
+    console = make_console()
     console.print(
         f"[bold]{manifest.name}[/]: {manifest.dataset} {manifest.dataset_version}, "
         f"{manifest.kind}, {'public' if manifest.public else 'restricted'}, "
@@ -202,7 +202,7 @@ def tables(
 ) -> None:
     """List the official tables of a dataset (and their typed columns)."""
     schema = dataset_schema(dataset.value)
-    console = Console()
+    console = make_console()
     for table in schema.tables:
         key = f"  key ({', '.join(table.primary_key)})" if table.primary_key else ""
         console.print(

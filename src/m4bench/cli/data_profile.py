@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from m4bench.cli.common import HomeOption, resolve_home
+from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.fileio import write_model
 from m4bench.sources.layout import load_source
 from m4bench.sources.profile import SourceProfile, profile_source
@@ -28,7 +28,7 @@ def profile_command(
     """Profile a source: rows per table, items with value ranges, quirk rates present."""
     source = load_source(resolve_home(home), name)
     profile = profile_source(source, progress=True)
-    console = Console()
+    console = make_console()
     print_profile(console, profile, items)
     if json_file is not None:
         write_model(json_file, profile)

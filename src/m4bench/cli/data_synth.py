@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from m4bench.cli.common import HomeOption, resolve_home
+from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.sources.synth.mimic_iv import DEFAULT_NAME, synthesize_mimic_iv
 
 app = typer.Typer(
@@ -57,7 +57,7 @@ def mimic_iv(
     ] = 1,
 ) -> None:
     """Generate a synthetic MIMIC-IV v3.1 source (default about 1,000 ICU stays)."""
-    console = Console(stderr=True)
+    console = make_console(stderr=True)
     started = time.perf_counter()
     source = synthesize_mimic_iv(
         resolve_home(home), name, stays=stays, patients=patients, scale=scale, seed=seed,

@@ -6,9 +6,8 @@ import time
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from m4bench.cli.common import HomeOption, resolve_home
+from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.cli.data_synth import ForceOption, QuietOption, ScaleOption, SeedOption
 from m4bench.sources.synth.eicu import synthesize_eicu
 
@@ -28,7 +27,7 @@ def eicu_command(
     home: HomeOption = None,
 ) -> None:
     """Generate a synthetic eICU-CRD v2.0 source (default about 1,000 unit stays)."""
-    console = Console(stderr=True)
+    console = make_console(stderr=True)
     started = time.perf_counter()
     source = synthesize_eicu(
         resolve_home(home),

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from m4bench.cli.common import HomeOption, resolve_home
+from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.demo import DemoOptions, DemoReport, StageResult, run_demo
 
 ENDPOINT_ENV = "M4BENCH_REACT_ENDPOINT"
@@ -38,7 +38,7 @@ def demo_command(
     home: HomeOption = None,
 ) -> None:
     """Build the synthetic data, run a sandboxed campaign, analyze, audit and package it."""
-    console = Console()
+    console = make_console()
     endpoint = react_endpoint or os.environ.get(ENDPOINT_ENV) or None
     options = DemoOptions(
         small=small,

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from m4bench.cli.common import HomeOption, resolve_home
+from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.errors import M4BenchError
 from m4bench.evidence import (
     IntegrityAudit,
@@ -55,10 +55,10 @@ def package_command(
     )
     total = len(result_records(results.expanduser().resolve()))
     columns = (TextColumn("package"), BarColumn(), MofNCompleteColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+    with Progress(*columns, console=make_console(stderr=True), transient=True) as progress:
         bar = progress.add_task("package", total=total)
         result = package_results(results, out, options, lambda _run: progress.advance(bar))
-    console = Console()
+    console = make_console()
     show_audit(console, result.audit)
     console.print(f"{out}: {result.files} files, sha256 {result.sha256}", highlight=False)
 
@@ -72,7 +72,7 @@ def verify_command(
 ) -> None:
     """Check every hash in the package and recompute its audit. Exit 1 on failure."""
     report = verify_package(package)
-    console = Console()
+    console = make_console()
     if report.audit is not None:
         show_audit(console, report.audit)
     for line in report.warnings:
@@ -98,7 +98,7 @@ def audit_command(
     if as_json:
         typer.echo(audit.model_dump_json(indent=2))
     else:
-        console = Console()
+        console = make_console()
         show_audit(console, audit)
         for line in audit.problems():
             console.print(f"[yellow]•[/] {escape(line)}", highlight=False)

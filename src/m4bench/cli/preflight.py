@@ -6,11 +6,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn
 
-from m4bench.cli.common import HomeOption, resolve_home
+from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.preflight import PreflightOptions, run_preflight
 from m4bench.preflight.run import DEFAULT_SOURCES
 from m4bench.sandbox import default_sandbox_name
@@ -52,7 +51,7 @@ def preflight_command(
         run_references=run_references,
         tasks=task or None,
     )
-    console = Console()
+    console = make_console()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), transient=True) as bar:
         spinner = bar.add_task("preflight", total=None)
         checks = run_preflight(

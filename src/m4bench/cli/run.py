@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from m4bench.cli.common import HomeOption, resolve_home
+from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.errors import M4BenchError
 from m4bench.runner import CONDITIONS, SCHEMAS, ResultRecord, RunOptions, RunSpec, execute_run
 from m4bench.sandbox import SANDBOX_NAMES, default_sandbox_name
@@ -102,7 +102,7 @@ def run_command(
         results_dir=results or data_home.results,
         options=options,
     )
-    show_record(record, (results or data_home.results) / record.run_id, Console())
+    show_record(record, (results or data_home.results) / record.run_id, make_console())
     if record.status == "harness_error":
         raise M4BenchError(f"run {record.run_id}: {record.error}", hint="see the result record")
 

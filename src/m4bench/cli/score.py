@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from m4bench.cli.common import HomeOption, resolve_home
+from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.fileio import canonical_json
 from m4bench.provision.ground_truth import ground_truth_path
 from m4bench.scoring import Score, ScoreOptions, score_output
@@ -127,7 +127,7 @@ def score_command(
     if as_json:
         typer.echo(canonical_json(score.model_dump(mode="json")), nl=False)
     else:
-        show_score(score, Console())
+        show_score(score, make_console())
 
 
 def _task_inputs(

@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from m4bench.cli.common import HomeOption, resolve_home
+from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.errors import M4BenchError
 from m4bench.provision.layout import SCHEMA_VARIANTS, SchemaVariant
 from m4bench.provision.provisioner import SetupReport, setup
@@ -56,7 +56,7 @@ def setup_command(
         seed=seed,
         progress=not quiet,
     )
-    if not show_report(report, Console()):
+    if not show_report(report, make_console()):
         raise typer.Exit(1)
 
 

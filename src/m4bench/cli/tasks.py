@@ -7,12 +7,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from m4bench.cli.common import HomeOption, resolve_home
+from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
 from m4bench.sources.layout import list_source_names, load_source
@@ -65,7 +64,7 @@ def list_tasks(
             ", ".join(task.skill_paths),
             "yes" if card.controls.sentinel else "",
         )
-    Console().print(table)
+    make_console().print(table)
 
 
 @app.command("show")
@@ -73,7 +72,7 @@ def show_task(name: Annotated[str, typer.Argument(help="Task name.")]) -> None:
     """Show one task: card, dependencies, files and instruction."""
     task = load_catalog().task(name)
     card, spec = task.card, task.card.evaluation
-    console = Console()
+    console = make_console()
     console.print(f"[bold]{task.name}[/] ({task.family}, {card.dataset}, {card.mode})")
     console.print(card.metadata.description, highlight=False)
     rows = [
@@ -110,7 +109,7 @@ def lint(
     ] = False,
 ) -> None:
     """Check every task against the catalog rules; exit 1 when any rule fails."""
-    console = Console(stderr=True)
+    console = make_console(stderr=True)
     columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:
         bar = progress.add_task("lint", total=None)
@@ -125,7 +124,7 @@ def lint(
         colour = "red" if finding.severity == "error" else "yellow"
         typer.echo(f"{path}:{finding.line}: ", nl=False)
         label = escape(f"[{finding.rule}]")
-        Console().print(
+        make_console().print(
             f"[{colour}]{finding.severity}[/] {label} {escape(finding.message)}", highlight=False
         )
     errors = sum(1 for f in findings if f.severity == "error")
@@ -154,7 +153,7 @@ def reference_command(
     data_home = resolve_home(home)
     built = load_source(data_home, source or _only_source(data_home, task.card.dataset))
     target = out or Path(f"{task.name}.csv")
-    console = Console(stderr=True)
+    console = make_console(stderr=True)
     with console.status(f"running the {task.name} reference on {built.name}"):
         con = built.connect(read_only=True)
         try:
