@@ -237,3 +237,19 @@ def test_ray_executor_without_ray_says_how_to_install(monkeypatch: pytest.Monkey
     with pytest.raises(M4BenchError, match="ray executor needs Ray") as info:
         RayExecutor(SimulatedRun(), FAST)
     assert info.value.hint is not None and "m4bench[ray]" in info.value.hint
+
+
+def test_status_lists_cells_by_task_then_condition(tmp_path: Path) -> None:
+    """A task named like another plus a suffix comes after it, conditions in order."""
+    profile = tmp_path / "prefix.toml"
+    text = write_small_profile(tmp_path).read_text(encoding="utf-8")
+    profile.write_text(
+        text.replace('"mimic-alpha", "mimic-beta-raw", "eicu-gamma"', '"mimic-b-raw", "mimic-b"'),
+        encoding="utf-8",
+    )
+    runs = _plan(profile)
+    results = ResultsDir(tmp_path / "res")
+    run_campaign(results, runs, LocalExecutor(SimulatedRun(seed=2), 2, FAST), DriverSettings("p"))
+    order = [(cell.cell.task, cell.cell.condition) for cell in campaign_status(results).cells]
+    assert order[0] == ("mimic-b", "no-skill") and order[-1] == ("mimic-b-raw", "with-skill")
+    assert order == sorted(order)

@@ -61,7 +61,8 @@ def campaign_status(results: ResultsDir) -> CampaignStatus:
     runs_dir = results.root / "runs"
     present = sorted(p.name for p in runs_dir.iterdir()) if runs_dir.is_dir() else []
     unplanned = [name for name in present if name not in planned]
-    ordered = [cells[key] for key in sorted(cells)]
+    # By field, so mimic-kdigo-48h comes before mimic-kdigo-48h-raw ('-' sorts before '|').
+    ordered = [cells[key] for key in sorted(cells, key=lambda key: key.split("|"))]
     mixed = {
         task: {sha: sorted(ids) for sha, ids in sorted(by_sha.items())}
         for task, by_sha in sorted(truths.items())
