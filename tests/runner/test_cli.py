@@ -60,6 +60,20 @@ def test_run_command_rejects_an_unknown_condition(bench: Bench, tmp_path: Path) 
     assert not list(tmp_path.iterdir())
 
 
+def test_run_command_rejects_an_unknown_agent_without_a_record(
+    bench: Bench, tmp_path: Path
+) -> None:
+    args = ["run", "--task", "mimic-meld-24h", "--agent", "cluade-code", "--source", SOURCE]
+    result = CliRunner().invoke(
+        app, [*args, "--home", str(bench.home.root), "--results", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    assert "unknown agent 'cluade-code'" in result.output
+    for name in ("oracle", "replay", "mutant:NAME", "claude-code", "react"):
+        assert name in result.output
+    assert not list(tmp_path.iterdir())
+
+
 def test_run_command_replay_without_a_file_is_a_recorded_harness_error(
     bench: Bench, tmp_path: Path
 ) -> None:

@@ -12,6 +12,7 @@ from rich.markup import escape
 from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.errors import M4BenchError
 from m4bench.runner import CONDITIONS, SCHEMAS, ResultRecord, RunOptions, RunSpec, execute_run
+from m4bench.runner.agent_choice import check_agent_name
 from m4bench.sandbox import SANDBOX_NAMES, default_sandbox_name
 from m4bench.tasks.catalog import load_catalog
 from m4bench.tasks.mutants import catalog_mutant_source
@@ -23,6 +24,15 @@ def _choice(value: str, allowed: tuple[str, ...], option: str) -> str:
     if value not in allowed:
         raise typer.BadParameter(f"choose one of: {', '.join(allowed)}", param_hint=option)
     return value
+
+
+def _check_agent(agent: str) -> None:
+    """A mistyped agent is a usage error, like a mistyped condition, not a failed run
+    in the results directory."""
+    try:
+        check_agent_name(agent)
+    except M4BenchError as exc:
+        raise typer.BadParameter(f"{exc.message}; {exc.hint}", param_hint="--agent") from None
 
 
 def run_command(
@@ -69,6 +79,7 @@ def run_command(
     home: HomeOption = None,
 ) -> None:
     """Run one agent on one task under one condition; print and record the outcome."""
+    _check_agent(agent)
     _choice(condition, CONDITIONS, "--condition")
     _choice(schema, SCHEMAS, "--schema")
     backend = _choice(sandbox or default_sandbox_name(), SANDBOX_NAMES, "--sandbox")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from m4bench.agents.base import AgentAdapter
-from m4bench.agents.registry import AdapterFactory, get_adapter
+from m4bench.agents.registry import AdapterFactory, adapter_names, get_adapter
 from m4bench.errors import M4BenchError
 from m4bench.provision.mapping import SchemaMapping
 from m4bench.runner.builtin_agents import (
@@ -41,8 +41,21 @@ class AgentInputs:
     endpoint: str | None = None
 
 
+def agent_choices() -> str:
+    """Every agent name a run accepts, for messages."""
+    return ", ".join([*BUILTIN_NAMES, f"{MUTANT_PREFIX}NAME", *adapter_names()])
+
+
+def check_agent_name(name: str) -> None:
+    """Raise a user error naming the choices when no agent is called ``name``."""
+    known = name in BUILTIN_NAMES or name in adapter_names()
+    if not known and not (name.startswith(MUTANT_PREFIX) and len(name) > len(MUTANT_PREFIX)):
+        raise M4BenchError(f"unknown agent {name!r}", hint=f"choose one of: {agent_choices()}")
+
+
 def resolve_adapter(name: str, inputs: AgentInputs) -> AgentAdapter:
     """The adapter for ``name``: a built-in, a mutant, or a registered agent."""
+    check_agent_name(name)
     extra: dict[str, AdapterFactory] = {}
     if name == "oracle":
         statements = oracle_statements(inputs.task, inputs.present, inputs.schema, inputs.mapping)
