@@ -83,3 +83,25 @@ def test_score_by_task_reads_the_provisioned_truth(
         ],
     )
     assert json.loads(half.output)["reward"] < 1.0
+
+
+def test_source_defaults_follow_the_tasks_dataset(provisioned: Provisioned) -> None:
+    """Without --source, setup and score read the synthetic source of the task's dataset;
+    a source of the other dataset is named as the mistake."""
+    home = ["--home", str(provisioned.home.root)]
+    eicu = runner.invoke(app, ["setup", "--task", "eicu-gcs", "--quiet", *home])
+    assert isinstance(eicu.exception, M4BenchError)
+    assert "no source named 'synthetic-eicu'" in eicu.exception.message
+    mixed = runner.invoke(app, ["setup", "--task", "eicu-gcs", "--task", "mimic-meld-24h", *home])
+    assert isinstance(mixed.exception, M4BenchError)
+    assert "span MIMIC-IV and eICU" in mixed.exception.message
+    score = ["score", "--task", "eicu-gcs", "--output", "out.csv", *home]
+    unset = runner.invoke(app, score)
+    assert isinstance(unset.exception, M4BenchError)
+    assert "synthetic-eicu/ground-truth" in unset.exception.message
+    assert "m4bench setup" in (unset.exception.hint or "")
+    wrong = runner.invoke(app, [*score, "--source", SOURCE])
+    assert isinstance(wrong.exception, M4BenchError)
+    assert wrong.exception.message == (
+        f"task eicu-gcs reads eicu data, but source '{SOURCE}' holds mimic-iv"
+    )

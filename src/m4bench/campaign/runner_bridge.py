@@ -30,12 +30,12 @@ from m4bench.runner import (
     is_complete,
     load_result,
 )
+from m4bench.sources.defaults import DEFAULT_SOURCES
 from m4bench.tasks.catalog import Catalog, load_catalog
 
 WORK_DIR = "work"
 RUNNER_RESULT = "result.json"
 KEPT_AS = "runner-result.json"
-DEFAULT_SOURCES = {"mimic-iv": "synthetic-mimic-iv", "eicu": "synthetic-eicu"}
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from m4bench.cli.common import HomeOption, make_console, resolve_home
-from m4bench.cli.run import DEFAULT_SOURCES
-from m4bench.errors import M4BenchError
+from m4bench.cli.common import HomeOption, make_console, resolve_home, source_for_tasks
 from m4bench.sources.layout import load_source
-from m4bench.tasks.catalog import load_catalog
 from m4bench.validity import AuditReport, audit
 from m4bench.validity.audit import StepHook
 
@@ -41,7 +38,7 @@ def audit_command(
 ) -> None:
     """Score every reference and mutant; check coverage of each scoring bin. Exit 1 on failure."""
     data_home = resolve_home(home)
-    loaded = load_source(data_home, source or default_source(task or []))
+    loaded = load_source(data_home, source or source_for_tasks(task or [], "one audit"))
     if as_json or quiet:
         report = audit(loaded, task or None, home=data_home)
     else:
@@ -54,18 +51,6 @@ def audit_command(
         show_report(report, make_console(), detail=detail)
     if not report.passed:
         raise typer.Exit(1)
-
-
-def default_source(tasks: list[str]) -> str:
-    """The synthetic source of the named tasks' dataset (MIMIC-IV when none is named)."""
-    catalog = load_catalog()
-    datasets = {catalog.task(name).card.dataset for name in tasks} or {"mimic-iv"}
-    if len(datasets) > 1:
-        raise M4BenchError(
-            "the tasks span MIMIC-IV and eICU; one audit reads one source",
-            hint="audit each dataset's tasks separately, or name a --source",
-        )
-    return DEFAULT_SOURCES[datasets.pop()]
 
 
 def _with_progress(run: Callable[[StepHook], AuditReport]) -> AuditReport:

@@ -36,6 +36,7 @@ from m4bench.campaign.status import CampaignStatus, status_document
 from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.errors import M4BenchError
 from m4bench.fileio import canonical_json
+from m4bench.sources.defaults import DEFAULT_SOURCES
 
 app = typer.Typer(help="Plan, run, resume and inspect campaigns.", no_args_is_help=True)
 
@@ -217,7 +218,7 @@ def _catalog(profile: Profile, required: bool) -> list[TaskFacts] | None:
 def _run_function(simulate: str | None, results: Path, agent_options: AgentOptions) -> RunFn:
     if simulate is not None:
         return parse_simulation(simulate)
-    from m4bench.campaign.runner_bridge import DEFAULT_SOURCES, RunnerRunFn
+    from m4bench.campaign.runner_bridge import RunnerRunFn
 
     sources = dict(DEFAULT_SOURCES)
     for item in agent_options.sources:

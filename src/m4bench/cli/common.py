@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
+from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
+from m4bench.sources.defaults import default_source
+from m4bench.tasks.catalog import load_catalog
 
 HomeOption = Annotated[
     Path | None,
@@ -36,3 +40,16 @@ def make_console(*, stderr: bool = False) -> Console:
     if probe.is_terminal or "COLUMNS" in os.environ:
         return probe
     return Console(stderr=stderr, width=max(probe.width, _PIPE_WIDTH))
+
+
+def source_for_tasks(tasks: Iterable[str], purpose: str = "one command") -> str:
+    """The synthetic source of the named tasks' dataset (MIMIC-IV when none is named),
+    for commands whose --source was left out."""
+    catalog = load_catalog()
+    datasets = {catalog.task(name).card.dataset for name in tasks} or {"mimic-iv"}
+    if len(datasets) > 1:
+        raise M4BenchError(
+            f"the tasks span MIMIC-IV and eICU; {purpose} reads one source",
+            hint="give each dataset's tasks separately, or name a --source",
+        )
+    return default_source(datasets.pop())

@@ -11,8 +11,8 @@ from rich.progress import Progress, SpinnerColumn, TextColumn
 
 from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.preflight import PreflightOptions, run_preflight
-from m4bench.preflight.run import DEFAULT_SOURCES
 from m4bench.sandbox import default_sandbox_name
+from m4bench.sources.defaults import DEFAULT_SOURCES
 
 
 def preflight_command(

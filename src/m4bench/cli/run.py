@@ -14,10 +14,9 @@ from m4bench.errors import M4BenchError
 from m4bench.runner import CONDITIONS, SCHEMAS, ResultRecord, RunOptions, RunSpec, execute_run
 from m4bench.runner.agent_choice import check_agent_name
 from m4bench.sandbox import SANDBOX_NAMES, default_sandbox_name
+from m4bench.sources.defaults import default_source
 from m4bench.tasks.catalog import load_catalog
 from m4bench.tasks.mutants import catalog_mutant_source
-
-DEFAULT_SOURCES = {"mimic-iv": "synthetic-mimic-iv", "eicu": "synthetic-eicu"}
 
 
 def _choice(value: str, allowed: tuple[str, ...], option: str) -> str:
@@ -109,7 +108,7 @@ def run_command(
     record = execute_run(
         spec,
         home=data_home,
-        source=source or DEFAULT_SOURCES[found.card.dataset],
+        source=source or default_source(found.card.dataset),
         results_dir=results or data_home.results,
         options=options,
     )

@@ -13,11 +13,14 @@ from rich.table import Table
 
 from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.fileio import canonical_json
+from m4bench.home import DataHome
 from m4bench.provision.ground_truth import ground_truth_path
 from m4bench.scoring import Score, ScoreOptions, score_output
 from m4bench.scoring.options import NullRule
 from m4bench.scoring.spec_file import load_evaluation_spec
-from m4bench.tasks.catalog import load_catalog
+from m4bench.sources.defaults import check_same_dataset, default_source
+from m4bench.sources.layout import load_source
+from m4bench.tasks.catalog import Task, load_catalog
 from m4bench.tasks.evaluation import EvaluationSpec
 
 # The command-line name of each ScoreOptions field it sets, for error messages.
@@ -59,8 +62,12 @@ def score_command(
         typer.Option("--task", help="Take the spec and ground truth of this task (m4bench setup)."),
     ] = None,
     source: Annotated[
-        str, typer.Option("--source", help="Source whose ground truth --task reads.")
-    ] = "synthetic-mimic-iv",
+        str | None,
+        typer.Option(
+            "--source",
+            help="Source whose ground truth --task reads (default: the task's synthetic one).",
+        ),
+    ] = None,
     home: HomeOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the Score as JSON.")] = False,
     null_tokens: Annotated[
@@ -131,16 +138,31 @@ def score_command(
 
 
 def _task_inputs(
-    task: str | None, source: str, home: Path | None, spec: Path | None, truth: Path | None
+    task: str | None,
+    source: str | None,
+    home: Path | None,
+    spec: Path | None,
+    truth: Path | None,
 ) -> tuple[Path, Path]:
     """``--spec``/``--truth`` as given, else the task card and its provisioned ground truth."""
     if task is not None:
         found = load_catalog().task(task)
         spec = spec or found.card_path
-        truth = truth or ground_truth_path(resolve_home(home), source, found)
+        if truth is None:
+            truth = _provisioned_truth(found, source, resolve_home(home))
     if spec is None or truth is None:
         raise typer.BadParameter("give --task, or both --spec and --truth", param_hint="--task")
     return spec, truth
+
+
+def _provisioned_truth(task: Task, source: str | None, home: DataHome) -> Path:
+    """The ground truth `m4bench setup` built for ``task`` on ``source``. An unknown
+    source or one of another dataset is named as such, not as a missing file."""
+    if source is None:
+        return ground_truth_path(home, default_source(task.card.dataset), task)
+    dataset = load_source(home, source).manifest.dataset
+    check_same_dataset(task.name, task.card.dataset, source, dataset)
+    return ground_truth_path(home, source, task)
 
 
 def _resolve_spec(spec: Path) -> EvaluationSpec:

@@ -8,16 +8,21 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from m4bench.cli.common import HomeOption, make_console, resolve_home
+from m4bench.cli.common import HomeOption, make_console, resolve_home, source_for_tasks
 from m4bench.errors import M4BenchError
 from m4bench.provision.layout import SCHEMA_VARIANTS, SchemaVariant
 from m4bench.provision.provisioner import SetupReport, setup
 
-DEFAULT_SOURCE = "synthetic-mimic-iv"
-
 
 def setup_command(
-    source: Annotated[str, typer.Option("--source", help="Source to provision.")] = DEFAULT_SOURCE,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--source",
+            help="Source to provision (default: the synthetic source of the tasks' dataset, "
+            "synthetic-mimic-iv when no --task is given).",
+        ),
+    ] = None,
     task: Annotated[
         list[str] | None, typer.Option("--task", help="A task to provision (repeatable).")
     ] = None,
@@ -48,7 +53,7 @@ def setup_command(
     variant = _variant(schema)
     report = setup(
         resolve_home(home),
-        source,
+        source or source_for_tasks(task or [], "one setup"),
         task or None,
         variant,
         verify=verify,

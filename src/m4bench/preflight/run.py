@@ -19,9 +19,9 @@ from m4bench.preflight.checks import (
 )
 from m4bench.provision.layout import SchemaVariant
 from m4bench.sandbox import default_sandbox_name
+from m4bench.sources.defaults import DEFAULT_SOURCES
 from m4bench.tasks.catalog import load_catalog
 
-DEFAULT_SOURCES = {"mimic-iv": "synthetic-mimic-iv", "eicu": "synthetic-eicu"}
 Step = Callable[[str], None]
 
 

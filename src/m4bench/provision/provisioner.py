@@ -52,6 +52,7 @@ from m4bench.provision.perturb import (
 )
 from m4bench.provision.progress import progress_bar
 from m4bench.provision.relations import SchemaView, native_view
+from m4bench.sources.defaults import check_same_dataset
 from m4bench.sources.layout import Source, load_source
 from m4bench.tasks.catalog import Task, load_catalog
 
@@ -74,12 +75,7 @@ def select_tasks(source: Source, names: Sequence[str] | None) -> list[Task]:
         return [task for task in catalog.tasks if task.card.dataset == dataset]
     tasks = [catalog.task(name) for name in dict.fromkeys(names)]
     for task in tasks:
-        if task.card.dataset != dataset:
-            raise M4BenchError(
-                f"task {task.name} is a {task.card.dataset} task but source "
-                f"{source.name!r} is {dataset}",
-                hint="pick a source of the task's dataset with --source",
-            )
+        check_same_dataset(task.name, task.card.dataset, source.name, dataset)
     return tasks
 
 

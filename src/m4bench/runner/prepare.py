@@ -42,6 +42,7 @@ from m4bench.runner.workdir import (
 )
 from m4bench.sandbox import Limits, Mount, NetworkMode, ProcessSandbox, SandboxSpec
 from m4bench.sandbox.spec import DEFAULT_WORKDIR_IN_SANDBOX
+from m4bench.sources.defaults import check_same_dataset
 from m4bench.sources.layout import load_source
 from m4bench.tasks.catalog import CATALOG_ROOT, Catalog, Task, load_catalog
 
@@ -172,11 +173,7 @@ def _task_inputs(
 ) -> tuple[Task, Path, SchemaMapping | None]:
     task = catalog.task(spec.task)
     dataset = load_source(home, source).manifest.dataset
-    if task.card.dataset != dataset:
-        raise M4BenchError(
-            f"task {task.name} is a {task.card.dataset} task but source {source!r} is {dataset}",
-            hint="pick a source of the task's dataset",
-        )
+    check_same_dataset(task.name, task.card.dataset, source, dataset)
     truth = ground_truth_path(home, source, task)
     if not truth.exists():
         raise M4BenchError(

@@ -28,7 +28,7 @@ TRUTH_ROW = "__m4bench_row"
 
 # Columns the paper never treats as ordered even when they look numeric.
 _NEVER_ORDERED = frozenset({"specimen", "ventilation_status"})
-_HINT = "rebuild the ground truth with 'm4bench provision' or pass the right --truth file"
+_HINT = "rebuild the ground truth with 'm4bench setup' or pass the right --truth file"
 
 
 @dataclass(frozen=True)
