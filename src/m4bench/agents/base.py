@@ -109,8 +109,17 @@ def with_instruction(argv: list[str], instruction: Path) -> list[str]:
     the agent-side path to exist on the host, and the text never shows on a host
     command line.
     """
-    script = 'file="$1"; shift; exec "$@" "$(cat "$file")"'
-    return ["/bin/sh", "-c", script, "sh", str(instruction), *argv]
+    return [*_WRAPPER, str(instruction), *argv]
+
+
+_WRAPPER = ("/bin/sh", "-c", 'file="$1"; shift; exec "$@" "$(cat "$file")"', "sh")
+
+
+def agent_executable(argv: list[str]) -> str:
+    """The program a command starts: the one :func:`with_instruction` wraps, else the
+    command's first word."""
+    wrapped = len(argv) > len(_WRAPPER) + 1 and tuple(argv[: len(_WRAPPER)]) == _WRAPPER
+    return argv[len(_WRAPPER) + 1] if wrapped else argv[0]
 
 
 def read_jsonl(path: Path) -> tuple[list[dict[str, Any]], int]:

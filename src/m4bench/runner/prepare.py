@@ -28,6 +28,7 @@ from m4bench.provision.layout import (
 from m4bench.provision.mapping import SchemaMapping
 from m4bench.provision.rewrite import transform_sql
 from m4bench.runner.agent_choice import AgentInputs, resolve_adapter
+from m4bench.runner.agent_command import check_agent_command
 from m4bench.runner.canary import forbidden_paths
 from m4bench.runner.conditions import condition_skills
 from m4bench.runner.identity import DEFAULT_MODEL, RunSpec
@@ -103,6 +104,9 @@ def prepare_run(
     skills = condition_skills(task, spec.condition, catalog, _rewriter(spec, mapping))
     place_skills(adapter, ctx, paths.workdir, skills)
     runtime = [Mount(host=h, sandbox=s) for h, s in adapter.runtime_mounts()]
+    sandbox_spec = _sandbox_spec(adapter, ctx, paths, mounts + runtime, opts, timeout)
+    argv = adapter.command(ctx)
+    check_agent_command(adapter.name, argv, sandbox_spec.env.get("PATH", ""), box.name)
     protected = [truth.parent, CATALOG_ROOT, home.root, paths.run_dir.parent, paths.logs]
     if mapping is not None:
         protected.append(mapping_path(home, source))
@@ -113,8 +117,8 @@ def prepare_run(
         ground_truth=ground_truth_record(truth),
         adapter=adapter,
         context=ctx,
-        sandbox_spec=_sandbox_spec(adapter, ctx, paths, mounts + runtime, opts, timeout),
-        argv=adapter.command(ctx),
+        sandbox_spec=sandbox_spec,
+        argv=argv,
         timeout=timeout,
         skills=[
             SkillRecord(folder=s.folder, origin=s.origin, sha256=sha256_text(s.text))
