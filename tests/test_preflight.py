@@ -10,7 +10,12 @@ from bwrap_probe import bwrap_works
 
 from m4bench.home import DataHome
 from m4bench.preflight import Check, PreflightOptions, run_preflight
-from m4bench.preflight.checks import check_catalog_lint, check_results_dir
+from m4bench.preflight.checks import (
+    check_agent_programs,
+    check_catalog_lint,
+    check_results_dir,
+    check_sandbox,
+)
 from m4bench.provision.ground_truth import ground_truth_path
 from m4bench.provision.layout import task_catalog_paths
 from m4bench.provision.provisioner import setup
@@ -108,6 +113,34 @@ def test_perturbed_schemas_are_checked_only_when_the_profile_needs_them(
     assert "--schema obfuscated" in obfuscated[0].fix
     native_only = _checks(ready, sandbox="none")
     assert "not needed" in native_only["perturbed"].detail
+
+
+def test_the_cli_agents_of_a_profile_are_looked_up(ready: DataHome, tmp_path: Path) -> None:
+    profile = tmp_path / "agents.toml"
+    profile.write_text(
+        'format_version = 1\nname = "agents"\ndefault_agent = "codex"\ntrials = 1\n'
+        '[agents.codex]\nprovider = "openai"\nmodels = { primary = ["gpt-x"] }\n'
+        f'[[blocks]]\nname = "b"\ntasks = ["{TASK}"]\nconditions = ["no-skill"]\n',
+        encoding="utf-8",
+    )
+    options = PreflightOptions(sources=dict(SOURCES), profile=str(profile), lint=False)
+    checks = {c.name: c for c in run_preflight(ready, options)}
+    programs = checks["agent programs"]
+    installed = shutil.which("codex", path="/usr/local/bin:/usr/bin:/bin") is not None
+    assert programs.ok == installed
+    if not installed:
+        assert "program 'codex' not found" in programs.detail
+        assert "docs/agents.md" in programs.fix
+    docker = check_agent_programs(["codex", "oracle"], "docker")
+    assert docker.ok and docker.detail == "codex: the docker image's"
+    assert "agent" not in _checks(ready, sandbox="none")
+
+
+def test_a_backend_that_cannot_start_is_a_failed_check(ready: DataHome) -> None:
+    """Docker without a daemon (or without docker) fails its check instead of raising."""
+    check = check_sandbox("docker", ready, None)
+    assert check.name == "sandbox docker and its canary"
+    assert check.ok or (check.detail and check.fix)
 
 
 def test_an_unisolated_sandbox_fails(ready: DataHome) -> None:

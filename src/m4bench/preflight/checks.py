@@ -8,10 +8,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from m4bench.agents.base import AgentContext
+from m4bench.agents.registry import BUILTIN_ADAPTERS, get_adapter
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
 from m4bench.provision.layout import SchemaVariant
 from m4bench.provision.preflight import provisioning_checks
+from m4bench.runner.agent_command import check_agent_command, host_sees_programs
 from m4bench.runner.builtin_agents import python_runtime_mounts
 from m4bench.runner.canary import forbidden_paths, run_canary
 from m4bench.sandbox import Mount, SandboxSpec, get_sandbox
@@ -110,7 +113,10 @@ def check_sandbox(name: str, home: DataHome, results: Path | None) -> Check:
             mounts=tuple(Mount(host=h, sandbox=s) for h, s in runtime),
         )
         paths = forbidden_paths(protected, Path.home(), [h for h, _ in runtime])
-        verdict = run_canary(box, spec, paths)
+        try:
+            verdict = run_canary(box, spec, paths)
+        except M4BenchError as exc:  # the backend is there but cannot start a sandbox
+            return Check(label, False, exc.message, exc.hint or "see docs/sandbox.md")
     if verdict.passed:
         return Check(label, True, f"{len(verdict.probed)} protected paths invisible")
     seen = ", ".join(verdict.visible[:_SHOWN])
@@ -147,3 +153,27 @@ def check_results_dir(results: Path, profile: str | None) -> Check:
             "choose a new --results directory for this profile",
         )
     return Check(name, True, f"resumable: campaign {recorded!r} (pass --resume)")
+
+
+def check_agent_programs(agents: Sequence[str], sandbox: str) -> Check:
+    """Every CLI agent the profile runs has its program where the sandbox sees it.
+
+    The harness's own agents (oracle, replay, mutants, react) run the harness's Python
+    and are not looked up.
+    """
+    checked = sorted(set(agents) & set(BUILTIN_ADAPTERS) - {"react"})
+    if checked and not host_sees_programs(sandbox):
+        return Check("agent programs", True, f"{', '.join(checked)}: the {sandbox} image's")
+    missing: list[str] = []
+    probe = AgentContext(workdir=Path("/work"), instruction_path=Path("/work/instruction.md"))
+    for name in checked:
+        adapter = get_adapter(name)
+        path = adapter.environment(probe).get("PATH", "")
+        try:
+            check_agent_command(name, adapter.command(probe), path, sandbox)
+        except M4BenchError as exc:
+            missing.append(exc.message)
+    if missing:
+        return Check("agent programs", False, "; ".join(missing), "install them: docs/agents.md")
+    detail = f"found: {', '.join(checked)}" if checked else "no CLI agent in this profile"
+    return Check("agent programs", True, detail)

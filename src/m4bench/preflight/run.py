@@ -11,6 +11,7 @@ from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
 from m4bench.preflight.checks import (
     Check,
+    check_agent_programs,
     check_catalog_lint,
     check_provisioning,
     check_results_dir,
@@ -37,18 +38,25 @@ class PreflightOptions:
     """Tasks to check without a profile (default: every task of the catalog)."""
 
 
-def _needs(
-    profile: str | None, names: list[str] | None
-) -> tuple[dict[str, set[str]], set[SchemaVariant], str | None]:
-    """Tasks per dataset and schema variants the profile plans (without a profile: the
-    named tasks, else all, native only), and the profile's name."""
+@dataclass(frozen=True)
+class _Needs:
+    tasks: dict[str, set[str]]
+    """Task names per dataset."""
+    variants: set[SchemaVariant]
+    profile: str | None = None
+    agents: frozenset[str] = frozenset()
+
+
+def _needs(profile: str | None, names: list[str] | None) -> _Needs:
+    """Tasks per dataset, schema variants and agents the profile plans (without a
+    profile: the named tasks, else all, native only, no agent)."""
     catalog = load_catalog()
     if profile is None:
         tasks: dict[str, set[str]] = {}
         chosen = [catalog.task(n) for n in names] if names is not None else catalog.tasks
         for task in chosen:
             tasks.setdefault(task.card.dataset, set()).add(task.name)
-        return tasks, {"native"}, None
+        return _Needs(tasks, {"native"})
     loaded = load_profile(profile)
     runs = plan_campaign(loaded, PlanOptions(strict=False), facts_from_catalog())
     tasks = {}
@@ -56,43 +64,46 @@ def _needs(
     for run in runs:
         tasks.setdefault(catalog.task(run.cell.task).card.dataset, set()).add(run.cell.task)
         variants.add(run.cell.schema_name)
-    return tasks, variants, loaded.name
+    agents = frozenset(run.cell.agent for run in runs)
+    return _Needs(tasks, variants, loaded.name, agents)
 
 
 def run_preflight(
     home: DataHome, options: PreflightOptions | None = None, step: Step | None = None
 ) -> list[Check]:
     """Every check, in order: catalog lint, sources, provisioning per schema the profile
-    needs, perturbed schemas, sandbox and canary, results directory."""
+    needs, perturbed schemas, sandbox and canary, agent programs, results directory."""
     opts = options or PreflightOptions()
     say = step or (lambda _name: None)
     checks: list[Check] = []
     try:
-        tasks, variants, profile = _needs(opts.profile, opts.tasks)
+        needs = _needs(opts.profile, opts.tasks)
     except M4BenchError as exc:
         return [Check(f"profile {opts.profile}", False, exc.message, exc.hint or "")]
     if opts.lint:
         say("catalog lint")
         checks.append(check_catalog_lint(opts.run_references))
     catalog = load_catalog()
-    for dataset in sorted(tasks):
+    for dataset in sorted(needs.tasks):
         name = opts.sources.get(dataset, DEFAULT_SOURCES.get(dataset, dataset))
         say(f"source {name}")
         source_check, source = check_source(home, name, dataset)
         checks.append(source_check)
         if source is None:
             continue
-        chosen = [catalog.task(t) for t in sorted(tasks[dataset])]
-        for variant in sorted(variants):
+        chosen = [catalog.task(t) for t in sorted(needs.tasks[dataset])]
+        for variant in sorted(needs.variants):
             if variant != "native" and dataset != "mimic-iv":
                 continue
             say(f"provisioning {name} {variant}")
             checks.append(check_provisioning(home, source, chosen, variant))
-    checks.append(_perturbed_note(variants))
+    checks.append(_perturbed_note(needs.variants))
     say("sandbox")
     checks.append(check_sandbox(opts.sandbox, home, opts.results))
+    if needs.profile is not None:
+        checks.append(check_agent_programs(sorted(needs.agents), opts.sandbox))
     if opts.results is not None:
-        checks.append(check_results_dir(opts.results.expanduser().resolve(), profile))
+        checks.append(check_results_dir(opts.results.expanduser().resolve(), needs.profile))
     return checks
 
 
