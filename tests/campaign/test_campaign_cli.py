@@ -79,6 +79,29 @@ def test_budget_stop_exits_nonzero(tmp_path: Path, small_profile: Path) -> None:
     assert "run again with --resume" in result.output
 
 
+def test_infrastructure_errors_are_named_by_run_and_status(
+    tmp_path: Path, small_profile: Path
+) -> None:
+    """Runs left missing by the harness say why, in the run's summary and in status."""
+    results = tmp_path / "results"
+    command = ["campaign", "run", str(small_profile), "--results", str(results), "--no-progress"]
+    failed = runner.invoke(app, [*command, "--simulate", "seconds=0:0,infra=1"])
+    assert failed.exit_code == 1
+    assert "24 infrastructure errors" in failed.output
+    assert "  24x InfrastructureError: simulated sandbox start failure" in failed.output
+    status = runner.invoke(app, ["campaign", "status", str(results)])
+    assert "missing runs' last infrastructure errors" in status.output
+    assert "  24x InfrastructureError: simulated sandbox start failure" in status.output
+    document = json.loads(runner.invoke(app, ["campaign", "status", str(results), "--json"]).output)
+    assert document["last_infrastructure_errors"] == {
+        "InfrastructureError: simulated sandbox start failure": 24
+    }
+    resumed = runner.invoke(app, [*command, "--resume", "--simulate", "seconds=0:0"])
+    assert resumed.exit_code == 0 and "infrastructure errors," not in resumed.output
+    after = json.loads(runner.invoke(app, ["campaign", "status", str(results), "--json"]).output)
+    assert after["last_infrastructure_errors"] == {}
+
+
 def test_status_of_a_directory_without_campaign(tmp_path: Path) -> None:
     result = runner.invoke(app, ["campaign", "status", str(tmp_path)])
     assert result.exit_code != 0

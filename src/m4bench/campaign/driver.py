@@ -24,7 +24,7 @@ from m4bench.campaign.identity import PlannedRun
 from m4bench.campaign.plan import schedule_order
 from m4bench.campaign.profile import Budget, Price
 from m4bench.campaign.progress import ProgressSink, Tally
-from m4bench.campaign.records import RunOutcome, RunResult, result_from_outcome
+from m4bench.campaign.records import RunOutcome, RunResult, error_headline, result_from_outcome
 from m4bench.campaign.store import Claim, ResultsDir
 
 POLL_SECONDS = 0.5
@@ -53,10 +53,16 @@ class CampaignReport:
     done: int = 0
     failed: int = 0
     infra_errors: int = 0
+    infra_reasons: Counter[str] = field(default_factory=Counter)
+    """Infrastructure errors by the first line of their message."""
     held_elsewhere: int = 0
     stopped: str | None = None
     cost_usd: float = 0.0
     tokens: int = 0
+
+    def infra_error(self, error: str) -> None:
+        self.infra_errors += 1
+        self.infra_reasons[error_headline(error)] += 1
 
     @property
     def complete(self) -> int:
@@ -212,8 +218,9 @@ def _fill(
         try:
             future = executor.submit(run)
         except Exception as exc:  # the executor could not take the run: infrastructure
-            results.abandon(claim, f"{type(exc).__name__}: {exc}")
-            report.infra_errors += 1
+            error = f"{type(exc).__name__}: {exc}"
+            results.abandon(claim, error)
+            report.infra_error(error)
             continue
         state.in_flight[future] = claim
         state.per_provider[run.provider] += 1
@@ -232,8 +239,9 @@ def _settle(
     try:
         outcome = future.result()
     except Exception as exc:
-        report.infra_errors += 1
-        return _Settled(claim, None, f"{type(exc).__name__}: {exc}")
+        error = f"{type(exc).__name__}: {exc}"
+        report.infra_error(error)
+        return _Settled(claim, None, error)
     cost = run_cost(outcome, claim.run.cell.model, settings.prices)
     result = result_from_outcome(claim.run, claim.attempt, outcome, cost)
     guard.add(result)

@@ -151,6 +151,11 @@ class AttemptRecord(BaseModel):
     error: str | None = None
 
 
+def error_headline(error: str) -> str:
+    """The first line of an error text (its hint and traceback stay in the record)."""
+    return error.strip().splitlines()[0] if error.strip() else "no detail"
+
+
 class CampaignManifest(BaseModel):
     """``<results>/campaign.json``: the planned set a results directory must reach."""
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from m4bench.campaign.identity import Cell
-from m4bench.campaign.records import CampaignManifest
+from m4bench.campaign.records import CampaignManifest, error_headline
 from m4bench.campaign.store import ResultsDir
 from m4bench.errors import M4BenchError
 
@@ -34,6 +35,9 @@ class CampaignStatus:
     mixed_truths: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     """Tasks whose recorded runs were scored against different ground truths (the
     truth was rebuilt mid-campaign): task -> truth sha256 -> run ids, all sorted."""
+    infra_errors: dict[str, int] = field(default_factory=dict)
+    """Missing runs whose last attempt ended in an infrastructure error, by the first
+    line of that error."""
 
     def total(self, attribute: str) -> int:
         return sum(int(getattr(cell, attribute)) for cell in self.cells)
@@ -43,6 +47,7 @@ def campaign_status(results: ResultsDir) -> CampaignStatus:
     manifest = _manifest(results)
     cells: dict[str, CellStatus] = {}
     truths: dict[str, dict[str, list[str]]] = {}
+    infra: Counter[str] = Counter()
     for run in manifest.runs:
         status = cells.setdefault(run.cell.key, CellStatus(cell=run.cell))
         result = results.read_result(run.run_id)
@@ -50,7 +55,10 @@ def campaign_status(results: ResultsDir) -> CampaignStatus:
             truths.setdefault(run.cell.task, {}).setdefault(sha, []).append(run.run_id)
         if result is None:
             status.missing += 1
-            status.running += int(results.is_running(run.run_id))
+            running = results.is_running(run.run_id)
+            status.running += int(running)
+            if not running and (error := _last_infra_error(results, run.run_id)) is not None:
+                infra[error_headline(error)] += 1
         elif result.status == "failed":
             status.failed += 1
             reason = result.failure_reason or "unknown"
@@ -68,7 +76,15 @@ def campaign_status(results: ResultsDir) -> CampaignStatus:
         for task, by_sha in sorted(truths.items())
         if len(by_sha) > 1
     }
-    return CampaignStatus(manifest.profile, ordered, unplanned, mixed)
+    reasons = dict(sorted(infra.items(), key=lambda item: (-item[1], item[0])))
+    return CampaignStatus(manifest.profile, ordered, unplanned, mixed, reasons)
+
+
+def _last_infra_error(results: ResultsDir, run_id: str) -> str | None:
+    attempts = results.attempts(run_id)
+    if attempts and attempts[-1].state == "infrastructure-error":
+        return attempts[-1].error or ""
+    return None
 
 
 def _truth_sha256(record: dict[str, Any]) -> str | None:
@@ -98,6 +114,7 @@ def status_document(status: CampaignStatus) -> dict[str, object]:
         "cells": cells,
         "unplanned": status.unplanned,
         "mixed_ground_truths": status.mixed_truths,
+        "last_infrastructure_errors": status.infra_errors,
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -39,6 +40,8 @@ from m4bench.fileio import canonical_json
 from m4bench.sources.defaults import DEFAULT_SOURCES
 
 app = typer.Typer(help="Plan, run, resume and inspect campaigns.", no_args_is_help=True)
+
+_SHOWN_REASONS = 3
 
 AgentOpt = Annotated[
     list[str] | None, typer.Option("--agent", help="Agent to plan for (repeatable).")
@@ -162,10 +165,23 @@ def _print_report(report: CampaignReport) -> None:
         f"{report.infra_errors} infrastructure errors; ${report.cost_usd:,.2f}, "
         f"{report.tokens:,} tokens"
     )
+    _print_infra_reasons(report.infra_reasons, "infrastructure errors")
     if report.stopped:
         typer.echo(f"stopped: {report.stopped}")
     if report.missing:
         typer.echo(f"{report.missing} runs missing; run again with --resume to continue")
+
+
+def _print_infra_reasons(reasons: Mapping[str, int], title: str) -> None:
+    """The commonest errors first; each attempt's full text is under runs/<id>/attempts/."""
+    if not reasons:
+        return
+    typer.echo(f"{title}, commonest first (full text: runs/<run>/attempts/<n>.json):")
+    ranked = sorted(reasons.items(), key=lambda item: (-item[1], item[0]))
+    for reason, count in ranked[:_SHOWN_REASONS]:
+        typer.echo(f"  {count}x {reason}")
+    if len(ranked) > _SHOWN_REASONS:
+        typer.echo(f"  ... and {len(ranked) - _SHOWN_REASONS} more")
 
 
 @app.command("status")
@@ -189,6 +205,7 @@ def status_command(
     )
     if status.unplanned:
         typer.echo(f"{len(status.unplanned)} run directories not in the plan")
+    _print_infra_reasons(status.infra_errors, "missing runs' last infrastructure errors")
     for task, by_truth in status.mixed_truths.items():
         counts = ", ".join(f"{len(ids)} on {sha[:12]}" for sha, ids in by_truth.items())
         typer.echo(
