@@ -253,3 +253,39 @@ def test_status_lists_cells_by_task_then_condition(tmp_path: Path) -> None:
     order = [(cell.cell.task, cell.cell.condition) for cell in campaign_status(results).cells]
     assert order[0] == ("mimic-b", "no-skill") and order[-1] == ("mimic-b-raw", "with-skill")
     assert order == sorted(order)
+
+
+def test_a_harness_that_runs_nothing_stops_the_campaign(
+    tmp_path: Path, small_profile: Path
+) -> None:
+    """Infrastructure errors in a row stop new runs; any completed run resets the count."""
+    runs = _plan(small_profile)
+    calls: list[str] = []
+
+    def broken(run: PlannedRun) -> RunOutcome:
+        calls.append(run.run_id)
+        raise InfrastructureError("no source named 'synthetic-mimic-iv'")
+
+    settings = DriverSettings("small", stop_after_infra_errors=3)
+    report = run_campaign(
+        ResultsDir(tmp_path / "a"), runs, LocalExecutor(broken, 1, FAST), settings
+    )
+    assert report.stopped and "3 runs in a row failed in the harness" in report.stopped
+    assert report.infra_errors == 3 and len(calls) == 3 * 2  # each run and its one retry
+    assert report.infra_reasons == {"InfrastructureError: no source named 'synthetic-mimic-iv'": 3}
+
+    started: dict[str, int] = {}
+
+    def every_third_works(run: PlannedRun) -> RunOutcome:
+        """The third, sixth, ... run to start completes (one run at a time)."""
+        if started.setdefault(run.run_id, len(started)) % 3 == 2:
+            return RunOutcome(reward=1.0)
+        raise InfrastructureError("flaky sandbox")
+
+    report = run_campaign(
+        ResultsDir(tmp_path / "b"), runs, LocalExecutor(every_third_works, 1, FAST), settings
+    )
+    assert report.stopped is None and report.done == len(runs) // 3
+    never = DriverSettings("small", stop_after_infra_errors=0)
+    report = run_campaign(ResultsDir(tmp_path / "c"), runs, LocalExecutor(broken, 2, FAST), never)
+    assert report.stopped is None and report.infra_errors == len(runs)

@@ -44,6 +44,10 @@ class DriverSettings:
     provider_limits: dict[str, int] = field(default_factory=dict)
     budget: Budget = field(default_factory=Budget)
     prices: dict[str, Price] = field(default_factory=dict)
+    stop_after_infra_errors: int = 10
+    """Runs in a row ending in infrastructure errors (each after its retries) before no
+    new run starts: a harness that cannot run anything (a missing source or agent
+    program) does not churn through the whole plan. 0: never stop."""
 
 
 @dataclass
@@ -55,6 +59,8 @@ class CampaignReport:
     infra_errors: int = 0
     infra_reasons: Counter[str] = field(default_factory=Counter)
     """Infrastructure errors by the first line of their message."""
+    infra_streak: int = 0
+    """Infrastructure errors since the last run that completed."""
     held_elsewhere: int = 0
     stopped: str | None = None
     cost_usd: float = 0.0
@@ -62,6 +68,7 @@ class CampaignReport:
 
     def infra_error(self, error: str) -> None:
         self.infra_errors += 1
+        self.infra_streak += 1
         self.infra_reasons[error_headline(error)] += 1
 
     @property
@@ -150,7 +157,7 @@ def _loop(
     while True:
         if state.interrupted:
             report.stopped = INTERRUPTED
-        report.stopped = report.stopped or guard.exceeded()
+        report.stopped = report.stopped or guard.exceeded() or _harness_stop(settings, report)
         if report.stopped is None:
             _fill(results, executor, settings, state, report)
         _write_settled(results, state)
@@ -161,6 +168,16 @@ def _loop(
             claim = state.in_flight.pop(future)
             state.per_provider[claim.run.provider] -= 1
             state.settled.append(_settle(settings, guard, claim, future, report, state.eta))
+
+
+def _harness_stop(settings: DriverSettings, report: CampaignReport) -> str | None:
+    limit = settings.stop_after_infra_errors
+    if limit == 0 or report.infra_streak < limit:
+        return None
+    return (
+        f"{report.infra_streak} runs in a row failed in the harness (errors above); fix the "
+        "cause, then run again with --resume"
+    )
 
 
 @contextmanager
@@ -246,6 +263,7 @@ def _settle(
     result = result_from_outcome(claim.run, claim.attempt, outcome, cost)
     guard.add(result)
     eta.observe(claim.run.prior_seconds, outcome.elapsed_seconds)
+    report.infra_streak = 0
     if result.status == "failed":
         report.failed += 1
     else:

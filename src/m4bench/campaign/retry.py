@@ -44,6 +44,12 @@ class RetryPolicy(BaseModel):
     base_delay_seconds: float = Field(15.0, ge=0)
     max_delay_seconds: float = Field(600.0, ge=0)
     infrastructure_retries: int = Field(2, ge=0, description="re-executions on infra errors")
+    stop_after_infra_errors: int = Field(
+        10,
+        ge=0,
+        description="runs in a row that end in infrastructure errors before the campaign "
+        "stops starting runs (0: never stop)",
+    )
 
     def delay(self, retry: int, retry_after: float | None, rng: random.Random) -> float:
         """Backoff before retry number ``retry`` (1-based): exponential, jittered, capped."""

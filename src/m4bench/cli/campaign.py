@@ -142,6 +142,7 @@ def run_command(
         provider_limits=loaded.concurrency.providers,
         budget=_budget(loaded.budget, max_cost, max_tokens, max_hours),
         prices=loaded.prices,
+        stop_after_infra_errors=loaded.retry.stop_after_infra_errors,
     )
     store = ResultsDir(results)
     try:
