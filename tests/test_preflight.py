@@ -132,7 +132,7 @@ def test_the_cli_agents_of_a_profile_are_looked_up(ready: DataHome, tmp_path: Pa
         assert "program 'codex' not found" in programs.detail
         assert "docs/agents.md" in programs.fix
     docker = check_agent_programs(["codex", "oracle"], "docker")
-    assert docker.ok and docker.detail == "codex: the docker image's"
+    assert docker.ok and docker.detail == "codex: provided by the docker image, not looked up here"
     assert "agent" not in _checks(ready, sandbox="none")
 
 

@@ -163,7 +163,8 @@ def check_agent_programs(agents: Sequence[str], sandbox: str) -> Check:
     """
     checked = sorted(set(agents) & set(BUILTIN_ADAPTERS) - {"react"})
     if checked and not host_sees_programs(sandbox):
-        return Check("agent programs", True, f"{', '.join(checked)}: the {sandbox} image's")
+        detail = f"{', '.join(checked)}: provided by the {sandbox} image, not looked up here"
+        return Check("agent programs", True, detail)
     missing: list[str] = []
     probe = AgentContext(workdir=Path("/work"), instruction_path=Path("/work/instruction.md"))
     for name in checked:
