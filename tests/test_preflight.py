@@ -120,6 +120,7 @@ def test_the_cli_agents_of_a_profile_are_looked_up(ready: DataHome, tmp_path: Pa
     profile.write_text(
         'format_version = 1\nname = "agents"\ndefault_agent = "codex"\ntrials = 1\n'
         '[agents.codex]\nprovider = "openai"\nmodels = { primary = ["gpt-x"] }\n'
+        '[agents.claude-code]\nprovider = "anthropic"\nmodels = { primary = ["opus"] }\n'
         f'[[blocks]]\nname = "b"\ntasks = ["{TASK}"]\nconditions = ["no-skill"]\n',
         encoding="utf-8",
     )
@@ -131,6 +132,12 @@ def test_the_cli_agents_of_a_profile_are_looked_up(ready: DataHome, tmp_path: Pa
     if not installed:
         assert "program 'codex' not found" in programs.detail
         assert "docs/agents.md" in programs.fix
+    chosen = PreflightOptions(
+        sources=dict(SOURCES), profile=str(profile), lint=False, agents=("claude-code",)
+    )
+    claude = {c.name: c for c in run_preflight(ready, chosen)}["agent programs"]
+    assert claude.ok == (shutil.which("claude", path="/usr/local/bin:/usr/bin:/bin") is not None)
+    assert "codex" not in claude.detail
     docker = check_agent_programs(["codex", "oracle"], "docker")
     assert docker.ok and docker.detail == "codex: provided by the docker image, not looked up here"
     assert "agent" not in _checks(ready, sandbox="none")

@@ -27,6 +27,14 @@ def preflight_command(
         typer.Option("--source", help="Data source per dataset, e.g. mimic-iv=mimic-iv-3.1."),
     ] = None,
     sandbox: Annotated[str | None, typer.Option("--sandbox", help="bwrap, docker or none.")] = None,
+    agent: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--agent",
+            help="Agent the campaign runs (repeatable, as for `campaign run`; default: the "
+            "profile's default agent).",
+        ),
+    ] = None,
     task: Annotated[
         list[str] | None,
         typer.Option("--task", help="Check only this task (repeatable; without --profile)."),
@@ -50,6 +58,7 @@ def preflight_command(
         sandbox=sandbox or default_sandbox_name(),
         run_references=run_references,
         tasks=task or None,
+        agents=tuple(agent or ()),
     )
     console = make_console()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), transient=True) as bar:

@@ -36,6 +36,8 @@ class PreflightOptions:
     lint: bool = True
     tasks: list[str] | None = None
     """Tasks to check without a profile (default: every task of the catalog)."""
+    agents: tuple[str, ...] = ()
+    """Agents the profile's campaign runs (default: its default agent)."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ class _Needs:
     agents: frozenset[str] = frozenset()
 
 
-def _needs(profile: str | None, names: list[str] | None) -> _Needs:
+def _needs(profile: str | None, names: list[str] | None, agents: tuple[str, ...] = ()) -> _Needs:
     """Tasks per dataset, schema variants and agents the profile plans (without a
     profile: the named tasks, else all, native only, no agent)."""
     catalog = load_catalog()
@@ -58,14 +60,13 @@ def _needs(profile: str | None, names: list[str] | None) -> _Needs:
             tasks.setdefault(task.card.dataset, set()).add(task.name)
         return _Needs(tasks, {"native"})
     loaded = load_profile(profile)
-    runs = plan_campaign(loaded, PlanOptions(strict=False), facts_from_catalog())
+    runs = plan_campaign(loaded, PlanOptions(agents, strict=False), facts_from_catalog())
     tasks = {}
     variants: set[SchemaVariant] = set()
     for run in runs:
         tasks.setdefault(catalog.task(run.cell.task).card.dataset, set()).add(run.cell.task)
         variants.add(run.cell.schema_name)
-    agents = frozenset(run.cell.agent for run in runs)
-    return _Needs(tasks, variants, loaded.name, agents)
+    return _Needs(tasks, variants, loaded.name, frozenset(run.cell.agent for run in runs))
 
 
 def run_preflight(
@@ -77,7 +78,7 @@ def run_preflight(
     say = step or (lambda _name: None)
     checks: list[Check] = []
     try:
-        needs = _needs(opts.profile, opts.tasks)
+        needs = _needs(opts.profile, opts.tasks, opts.agents)
     except M4BenchError as exc:
         return [Check(f"profile {opts.profile}", False, exc.message, exc.hint or "")]
     if opts.lint:
