@@ -14,6 +14,7 @@ from m4bench.home import DataHome
 from m4bench.sources.layout import load_source
 from m4bench.sources.synth import QuirkRates, synthesize_mimic_iv
 from m4bench.sources.synth import core as synth_core
+from m4bench.sources.synth.eicu import synthesize_eicu
 
 
 @pytest.mark.parametrize(
@@ -31,6 +32,17 @@ def test_non_positive_sizes_are_rejected(tmp_path: Path, kwargs: dict[str, float
     with pytest.raises(M4BenchError, match="positive"):
         synthesize_mimic_iv(DataHome(tmp_path), progress=False, **kwargs)  # type: ignore[arg-type]
     assert not (tmp_path / "sources" / "synthetic-mimic-iv").exists()
+
+
+def test_a_build_larger_than_the_free_disk_is_refused_before_writing(tmp_path: Path) -> None:
+    """A mistyped scale would fill the disk for an hour; it is refused up front."""
+    home = DataHome(tmp_path / "home")
+    with pytest.raises(M4BenchError, match=r"needs about [\d,.]+ GB; .* GB free") as mimic:
+        synthesize_mimic_iv(home, scale=100_000, progress=False)
+    assert "smaller --scale" in (mimic.value.hint or "")
+    with pytest.raises(M4BenchError, match=r"eICU-CRD source of 10,000,000,000 stays"):
+        synthesize_eicu(home, stays=10**10, progress=False)
+    assert not (tmp_path / "home").exists()
 
 
 def test_two_sizes_at_once_are_rejected(tmp_path: Path) -> None:

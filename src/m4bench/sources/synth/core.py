@@ -166,6 +166,28 @@ def resolve_sizes(
     return Sizes(stays=n, scale=n / real_stays)
 
 
+def check_free_space(home: DataHome, sizes: Sizes, bytes_per_stay: int, dataset: str) -> None:
+    """Refuse, before anything is written, a build the data home's disk cannot hold.
+
+    ``bytes_per_stay`` is the generator's measured Parquet size per stay; a scale-1.0
+    MIMIC-IV source takes about 11 GB, and a mistyped ``--scale 5`` would fill most disks
+    over the better part of an hour before failing.
+    """
+    needed = sizes.stays * bytes_per_stay
+    probe = home.sources
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    free = shutil.disk_usage(probe).free
+    if needed > free:
+        raise M4BenchError(
+            f"a synthetic {dataset} source of {sizes.stays:,} stays (scale "
+            f"{sizes.scale:.3g}) needs about {needed / 1e9:,.1f} GB; {probe} has "
+            f"{free / 1e9:,.1f} GB free",
+            hint="choose a smaller --scale or --stays, free some space, or point "
+            "M4BENCH_HOME (or --home) at a larger disk",
+        )
+
+
 def check_seed(seed: object) -> int:
     """Seeds are non-negative integers (they feed numpy's SeedSequence)."""
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
