@@ -151,7 +151,7 @@ def test_a_catalog_with_a_duplicate_task_name_is_refused(tmp_path: Path) -> None
     root = tmp_path / "catalog"
     shutil.copytree(CATALOG_ROOT / "meld", root / "meld")
     shutil.copytree(root / "meld" / "mimic-meld-24h", root / "meld" / "copy")
-    with pytest.raises(M4BenchError, match="duplicate task names"):
+    with pytest.raises(M4BenchError, match="defined twice"):
         load_catalog(root)
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from user_tasks import local_family
 
 from m4bench.tasks.catalog import CATALOG_ROOT
 from m4bench.tasks.lint import RULES, Finding, lint_catalog
@@ -226,8 +227,24 @@ def test_a_broken_concept_library_is_reported(mini: Path, tmp_path: Path) -> Non
     assert len(found) == 1 and "nowhere" in found[0].message
 
 
+def test_catalog_unique_names_clashes_across_folders(mini: Path, tmp_path: Path) -> None:
+    ours = tmp_path / "ours"
+    local_family(ours, family="meld", task="mimic-meld-local-24h")
+    local_family(ours, family="meld-local", task="mimic-kdigo-48h")
+    found = findings_of(mini, "catalog-unique", extra_roots=[ours])
+    by_path = {f.path: f.message for f in found}
+    assert set(by_path) == {ours / "meld", ours / "meld-local" / "mimic-kdigo-48h" / "task.toml"}
+    assert str(mini / "meld") in by_path[ours / "meld"]
+    assert (
+        str(mini / "kdigo" / "mimic-kdigo-48h")
+        in by_path[ours / "meld-local" / "mimic-kdigo-48h" / "task.toml"]
+    )
+    assert all(f.severity == "error" for f in found)
+    assert findings_of(mini, "catalog-unique") == []
+
+
 def test_every_rule_is_exercised() -> None:
-    tested = set(CASES) | {"reference-runs", "concept-library"}
+    tested = set(CASES) | {"reference-runs", "concept-library", "catalog-unique"}
     assert tested == set(RULES)
 
 

@@ -31,7 +31,7 @@ from m4bench.runner import (
     load_result,
 )
 from m4bench.sources.defaults import DEFAULT_SOURCES
-from m4bench.tasks.catalog import Catalog, load_catalog
+from m4bench.tasks.catalog import Catalog, extra_task_roots, load_catalog
 
 WORK_DIR = "work"
 RUNNER_RESULT = "result.json"
@@ -47,11 +47,13 @@ class RunnerRunFn:
     sources: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_SOURCES))
     sandbox: str | None = None
     endpoint: str | None = None
+    task_roots: tuple[Path, ...] = field(default_factory=extra_task_roots)
 
     @cached_property
     def catalog(self) -> Catalog:
-        """The task catalog, loaded once per process (about a second per load)."""
-        return load_catalog()
+        """The task catalog, loaded once per process (about a second per load), with the
+        user's task folders resolved where the campaign started (so Ray workers use them)."""
+        return load_catalog(extra_roots=self.task_roots)
 
     def __call__(self, run: PlannedRun) -> RunOutcome:
         work = self.results / WORK_DIR

@@ -15,7 +15,7 @@ from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
 from m4bench.sources.layout import list_source_names, load_source
-from m4bench.tasks.catalog import Task, load_catalog
+from m4bench.tasks.catalog import TASKS_ENV, Task, load_catalog
 from m4bench.tasks.lint import lint_catalog
 from m4bench.tasks.reference import run_reference, write_reference
 
@@ -38,6 +38,7 @@ def task_summary(task: Task) -> dict[str, Any]:
         "sentinel": card.controls.sentinel,
         "depends_on": task.depends_on,
         "dependency_depth": task.dependency_depth,
+        "folder": str(task.dir),
     }
 
 
@@ -64,7 +65,11 @@ def list_tasks(
             ", ".join(task.skill_paths),
             "yes" if card.controls.sentinel else "",
         )
-    make_console().print(table)
+    console = make_console()
+    console.print(table)
+    if len(catalog.roots) > 1:
+        extra = ", ".join(str(root) for root in catalog.roots[1:])
+        console.print(f"with the tasks of {TASKS_ENV}: {extra}", highlight=False)
 
 
 @app.command("show")
@@ -108,7 +113,8 @@ def lint(
         bool, typer.Option("--no-run", help="Skip running each reference on an empty database.")
     ] = False,
 ) -> None:
-    """Check every task against the catalog rules; exit 1 when any rule fails."""
+    """Check every task (the shipped ones and those of $M4BENCH_TASKS) against the catalog
+    rules; exit 1 when any rule fails."""
     console = make_console(stderr=True)
     columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:

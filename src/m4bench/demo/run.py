@@ -23,12 +23,12 @@ from m4bench.demo.stages import (
     ensure_sources,
     provision,
     reset_if_stale,
+    shipped_task_names,
     validity,
 )
 from m4bench.demo.steps import analyze_demo, campaign, package_evidence, preflight
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
-from m4bench.tasks.catalog import load_catalog
 
 StageStatus = Literal["done", "reused", "unavailable", "failed"]
 SMALL_STAYS = 100
@@ -129,7 +129,7 @@ def _tasks(small: bool) -> list[str]:
 
     if small:
         return list(SMALL_TASKS)
-    return [task.name for task in load_catalog().tasks]
+    return shipped_task_names()
 
 
 def _timed(name: str, work: Callable[[], Outcome]) -> StageResult:

@@ -16,6 +16,7 @@ from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_write_text, sha256_file
 from m4bench.home import DataHome
 from m4bench.sources.layout import Source, load_source
+from m4bench.tasks.catalog import load_catalog
 
 
 class Unavailable(Exception):
@@ -78,13 +79,19 @@ def build_demo_concepts(home: DataHome, names: DemoSources, progress: bool) -> O
     return Outcome(detail, reused=built == 0)
 
 
+def shipped_task_names(dataset: str | None = None) -> list[str]:
+    """The shipped tasks (of ``dataset``): the demo leaves the tasks of $M4BENCH_TASKS out."""
+    tasks = load_catalog(extra_roots=()).tasks
+    return [task.name for task in tasks if dataset in (None, task.card.dataset)]
+
+
 def provision(home: DataHome, names: DemoSources, progress: bool) -> Outcome:
-    """Ground truth and native agent catalogs of every task of both datasets."""
+    """Ground truth and native agent catalogs of every shipped task of both datasets."""
     from m4bench.provision.provisioner import setup
 
     truths = catalogs = built = 0
-    for name in (names.mimic, names.eicu):
-        report = setup(home, name, None, "native", progress=progress)
+    for name, dataset in ((names.mimic, "mimic-iv"), (names.eicu, "eicu")):
+        report = setup(home, name, shipped_task_names(dataset), "native", progress=progress)
         truths += len(report.truths)
         catalogs += len(report.catalogs)
         built += sum(1 for t in report.truths if t.action != "up-to-date")

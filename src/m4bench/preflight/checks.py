@@ -20,7 +20,7 @@ from m4bench.runner.canary import forbidden_paths, run_canary
 from m4bench.sandbox import Mount, SandboxSpec, get_sandbox
 from m4bench.sandbox.bwrap import check_bwrap_available
 from m4bench.sources.layout import Source, load_source
-from m4bench.tasks.catalog import CATALOG_ROOT, Task
+from m4bench.tasks.catalog import Task, catalog_roots
 from m4bench.tasks.lint import lint_catalog
 
 _SHOWN = 3
@@ -100,7 +100,7 @@ def check_sandbox(name: str, home: DataHome, results: Path | None) -> Check:
         return Check(
             label, False, f"the {name} backend isolates nothing", "use --sandbox bwrap or docker"
         )
-    protected = [CATALOG_ROOT, home.root, *([results] if results else [])]
+    protected = [*catalog_roots(), home.root, *([results] if results else [])]
     runtime = python_runtime_mounts()
     with tempfile.TemporaryDirectory(prefix="m4bench-preflight-") as scratch:
         workdir, logs = Path(scratch) / "workdir", Path(scratch) / "logs"

@@ -45,7 +45,7 @@ from m4bench.sandbox import Limits, Mount, NetworkMode, ProcessSandbox, SandboxS
 from m4bench.sandbox.spec import DEFAULT_WORKDIR_IN_SANDBOX
 from m4bench.sources.defaults import check_same_dataset
 from m4bench.sources.layout import load_source
-from m4bench.tasks.catalog import CATALOG_ROOT, Catalog, Task, load_catalog
+from m4bench.tasks.catalog import Catalog, Task, load_catalog
 
 if TYPE_CHECKING:
     from m4bench.runner.execute import RunOptions
@@ -107,7 +107,7 @@ def prepare_run(
     sandbox_spec = _sandbox_spec(adapter, ctx, paths, mounts + runtime, opts, timeout)
     argv = adapter.command(ctx)
     check_agent_command(adapter.name, argv, sandbox_spec.env.get("PATH", ""), box.name)
-    protected = [truth.parent, CATALOG_ROOT, home.root, paths.run_dir.parent, paths.logs]
+    protected = [truth.parent, *catalog.roots, home.root, paths.run_dir.parent, paths.logs]
     if mapping is not None:
         protected.append(mapping_path(home, source))
     return PreparedRun(

@@ -1,13 +1,16 @@
 """The task catalog: every task folder under ``catalog/<family>/<task>/``, loaded and linked.
 
-A task bundles its card, instruction, canonical skills, optional operational spec, the
-family's reference SQL and provenance, and the concepts it depends on (read from the
-reference SQL, closed over the concept library's own dependency graph when present).
+The shipped catalog lives in the package; ``$M4BENCH_TASKS`` names more folders of the
+same layout (a research group's own tasks), whose tasks join the shipped ones. A task
+bundles its card, instruction, canonical skills, optional operational spec, the family's
+reference SQL and provenance, and the concepts it depends on (read from the reference SQL,
+closed over the concept library's own dependency graph when present).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
@@ -24,6 +27,7 @@ from m4bench.tasks.reference import derived_tables_read
 from m4bench.tasks.skills import SKILL_FILE, Skill, parse_skill
 
 CATALOG_ROOT = Path(__file__).parent / "catalog"
+TASKS_ENV = "M4BENCH_TASKS"
 INSTRUCTION_FILE = "instruction.md"
 OPERATIONAL_SPEC_FILE = "operational-spec.md"
 PROVENANCE_FILE = "PROVENANCE.yaml"
@@ -207,9 +211,9 @@ def concept_depth(
 
 @dataclass(frozen=True)
 class Catalog:
-    """Every task of the catalog, sorted by name."""
+    """Every task of the catalog, sorted by name; ``roots`` are the folders it came from."""
 
-    root: Path
+    roots: tuple[Path, ...]
     tasks: tuple[Task, ...]
 
     @property
@@ -226,8 +230,10 @@ class Catalog:
                 return candidate
         close = [n for n in self.names if name in n or n in name][:5]
         raise M4BenchError(
-            f"no task named {name!r} in {self.root}",
-            hint=f"did you mean {', '.join(close)}?" if close else "see `m4bench tasks list`",
+            f"no task named {name!r} in {', '.join(str(r) for r in self.roots)}",
+            hint=f"did you mean {', '.join(close)}?"
+            if close
+            else f"see `m4bench tasks list`; folders of your own tasks go in ${TASKS_ENV}",
         )
 
     def family(self, family: str) -> list[Task]:
@@ -241,20 +247,81 @@ def task_dirs(root: Path) -> list[Path]:
     return sorted(path.parent for path in root.glob(f"*/*/{CARD_FILE}"))
 
 
-def load_catalog(root: Path | None = None) -> Catalog:
-    """Load every task; a malformed card stops the load with its file and field named."""
-    base = root or CATALOG_ROOT
+def extra_task_roots(value: str | None = None) -> tuple[Path, ...]:
+    """The folders named by ``$M4BENCH_TASKS`` (or ``value``), separated by ``os.pathsep``.
+
+    Each must be an existing folder laid out as the shipped catalog
+    (``<family>/<task>/task.toml``); the shipped catalog itself is skipped if named.
+    """
+    raw = os.environ.get(TASKS_ENV, "") if value is None else value
+    roots: list[Path] = []
+    for part in raw.split(os.pathsep):
+        if not part.strip():
+            continue
+        path = Path(part).expanduser().resolve()
+        if not path.is_dir():
+            raise M4BenchError(
+                f"{TASKS_ENV}: {part!r} is not a folder",
+                hint="set it to folders laid out as <family>/<task>/task.toml, "
+                f"separated by {os.pathsep!r} (see docs/tasks.md)",
+            )
+        if path != CATALOG_ROOT.resolve() and path not in roots:
+            roots.append(path)
+    return tuple(roots)
+
+
+def catalog_roots(
+    root: Path | None = None, extra: Sequence[Path] | None = None
+) -> tuple[Path, ...]:
+    """``root`` (default: the shipped catalog), then ``extra`` (default: ``$M4BENCH_TASKS``)."""
+    return (root or CATALOG_ROOT, *(extra_task_roots() if extra is None else extra))
+
+
+def family_clashes(roots: Sequence[Path]) -> dict[str, list[Path]]:
+    """``{family: its folders}`` for each family folder found under more than one root.
+
+    A family's reference, provenance and mutants live in one folder, so a user's catalog
+    adds families; it does not add tasks to a family of another root.
+    """
+    seen: dict[str, list[Path]] = {}
+    for root in roots:
+        for family in sorted({path.parent for path in task_dirs(root)}):
+            seen.setdefault(family.name, []).append(family)
+    return {name: paths for name, paths in sorted(seen.items()) if len(paths) > 1}
+
+
+def clash_message(family: str, folders: Sequence[Path]) -> str:
+    where = " and ".join(str(path) for path in folders)
+    return f"family {family!r} is defined in {where}: give the family folder a new name"
+
+
+def load_catalog(root: Path | None = None, *, extra_roots: Sequence[Path] | None = None) -> Catalog:
+    """Load every task; a malformed card stops the load with its file and field named.
+
+    The tasks of ``root`` (default: the shipped catalog) and of ``extra_roots`` (default:
+    the folders of ``$M4BENCH_TASKS``).
+    """
+    roots = catalog_roots(root, extra_roots)
+    clashes = family_clashes(roots)
+    if clashes:
+        family, folders = next(iter(clashes.items()))
+        raise M4BenchError(clash_message(family, folders), hint=f"check {TASKS_ENV}")
     graph = load_concept_graph()
     tasks = [
         Task(card=load_card(path / CARD_FILE), dir=path, concept_graph=graph)
+        for base in roots
         for path in task_dirs(base)
     ]
     tasks.sort(key=lambda task: task.name)
     names = [task.name for task in tasks]
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
-        raise M4BenchError(f"{base}: duplicate task names {duplicates}")
-    return Catalog(root=base, tasks=tuple(tasks))
+        places = " and ".join(str(task.dir) for task in tasks if task.name == duplicates[0])
+        raise M4BenchError(
+            f"task {duplicates[0]!r} is defined twice: {places}",
+            hint="task names must be unique across the catalog and " + TASKS_ENV,
+        )
+    return Catalog(roots=roots, tasks=tuple(tasks))
 
 
 def load_concept_graph(dataset: str = "mimic-iv") -> dict[str, frozenset[str]]:

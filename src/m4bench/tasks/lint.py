@@ -9,27 +9,32 @@ printed (they mark work that depends on something not yet in the catalog or libr
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Literal
-
-import duckdb
 
 from m4bench.concepts.library import ConceptLibrary
 from m4bench.errors import M4BenchError
 from m4bench.sources.schema import dataset_schema
 from m4bench.tasks.card import CARD_FILE, DERIVED_SCHEMA, NAME_PREFIX, line_of, load_card
 from m4bench.tasks.catalog import (
-    CATALOG_ROOT,
     SKILLS_DIR,
     Catalog,
     Task,
+    catalog_roots,
+    clash_message,
+    family_clashes,
     load_provenance,
     task_dirs,
 )
 from m4bench.tasks.evaluation import paper_scored_columns
-from m4bench.tasks.reference import empty_reference_database, missing_inputs, output_columns
+from m4bench.tasks.finding import Finding
+from m4bench.tasks.mutant_lint import lint_mutants
+from m4bench.tasks.reference import output_columns
+from m4bench.tasks.reference_lint import (
+    DatabaseFactory,
+    check_reference_runs,
+    empty_database_factory,
+)
 from m4bench.tasks.skills import (
     SKILL_FILE,
     decoy_skill,
@@ -37,8 +42,6 @@ from m4bench.tasks.skills import (
     raw_sql_skill,
     split_front_matter,
 )
-
-Severity = Literal["error", "warning"]
 
 RULES: dict[str, str] = {
     "card-valid": "task.toml parses and validates against the card model",
@@ -63,6 +66,7 @@ RULES: dict[str, str] = {
     "control-decoy": "the decoy names another family's skill that the catalog can supply",
     "provenance": "PROVENANCE.yaml is valid, covers the family's tasks, reviews are real",
     "concept-library": "the concept library loads, so dependencies can be closed",
+    "catalog-unique": "task names and family folders are unique across the catalog's folders",
 }
 
 KNOWN_PLACEHOLDERS = frozenset({"output_path", "db_path"})
@@ -76,21 +80,6 @@ _SCHEMA_NAMES = re.compile(r"\b(mimiciv_\w+|eicu_crd)\b", re.I)
 _OPSPEC_FORBIDDEN = re.compile(r"mimiciv_|MIT-LCP|mimic-code|\bitemid\b", re.I)
 
 
-@dataclass(frozen=True)
-class Finding:
-    rule: str
-    path: Path
-    line: int
-    message: str
-    severity: Severity = "error"
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}: [{self.rule}] {self.message}"
-
-
-DatabaseFactory = Callable[[Task], duckdb.DuckDBPyConnection]
-
-
 def lint_catalog(
     root: Path | None = None,
     *,
@@ -98,26 +87,29 @@ def lint_catalog(
     run_references: bool = True,
     on_task: Callable[[str, int], None] | None = None,
     concepts_root: Path | None = None,
+    extra_roots: Sequence[Path] | None = None,
 ) -> list[Finding]:
-    """Every finding of every rule over the catalog at ``root`` (default: the package's).
+    """Every finding of every rule over the catalog at ``root`` (default: the package's)
+    and ``extra_roots`` (default: the folders of ``$M4BENCH_TASKS``).
 
     ``database`` builds the connection a task's reference runs on (default: empty source
     tables plus the concepts it reads, materialized from the library). ``on_task`` is
     called with each task name and the task count, for progress display;
     ``concepts_root`` points at another concept library folder (default: the package's).
     """
-    base = root or CATALOG_ROOT
+    roots = catalog_roots(root, extra_roots)
     findings: list[Finding] = []
     library = _load_library(findings, concepts_root)
     graph = {n: frozenset(d) for n, d in library.edges().items()} if library else {}
     tasks: list[Task] = []
-    for task_dir in task_dirs(base):
+    for task_dir in (path for base in roots for path in task_dirs(base)):
         task = _lint_card(task_dir, findings)
         if task is not None:
             tasks.append(Task(card=task.card, dir=task.dir, concept_graph=graph))
-    catalog = Catalog(root=base, tasks=tuple(sorted(tasks, key=lambda t: t.name)))
+    findings.extend(_unique_names(roots, tasks))
+    catalog = Catalog(roots=roots, tasks=tuple(sorted(tasks, key=lambda t: t.name)))
     derived = sorted(library.concepts) if library else []
-    factory = database or _empty_database_factory(library)
+    factory = database or empty_database_factory(library)
     for task in catalog.tasks:
         if on_task is not None:
             on_task(task.name, len(catalog.tasks))
@@ -125,8 +117,6 @@ def lint_catalog(
         if run_references:
             findings.extend(check_reference_runs(task, factory))
     findings.extend(_lint_provenance(catalog))
-    from m4bench.tasks.mutant_lint import lint_mutants  # imports Finding from here
-
     findings.extend(lint_mutants(catalog))
     return sorted(findings, key=lambda f: (str(f.path), f.line, f.rule))
 
@@ -149,6 +139,18 @@ def _load_library(findings: list[Finding], root: Path | None) -> ConceptLibrary 
         where = Path(exc.message.split(":", 1)[0]) if ":" in exc.message else Path("concepts")
         findings.append(Finding("concept-library", where, 1, exc.message, "warning"))
         return None
+
+
+def _unique_names(roots: tuple[Path, ...], tasks: list[Task]) -> Iterator[Finding]:
+    """A family folder in two roots, or a task name given twice, across the catalog."""
+    for family, folders in family_clashes(roots).items():
+        yield Finding("catalog-unique", folders[-1], 1, clash_message(family, folders))
+    first: dict[str, Task] = {}
+    for task in tasks:
+        if task.name in first:
+            message = f"task {task.name!r} is also defined in {first[task.name].dir}"
+            yield Finding("catalog-unique", task.card_path, 1, message)
+        first.setdefault(task.name, task)
 
 
 def _lint_card(task_dir: Path, findings: list[Finding]) -> Task | None:
@@ -459,51 +461,3 @@ def _lint_provenance(catalog: Catalog) -> Iterator[Finding]:
                 line_of(text, "review_status"),
                 "review_status 'reviewed' needs at least one review entry",
             )
-
-
-def check_reference_runs(task: Task, database: DatabaseFactory) -> list[Finding]:
-    """Run the reference (no rows needed) and compare its real output columns."""
-    path = task.reference_path
-    if not path.exists():
-        return []
-    try:
-        con = database(task)
-    except M4BenchError as exc:
-        return [
-            Finding(
-                "reference-runs",
-                path,
-                1,
-                f"cannot build a database to run on: {exc.message}",
-                "warning",
-            )
-        ]
-    try:
-        missing = missing_inputs(task.reference_sql, con)
-        if missing:
-            return [
-                Finding(
-                    "reference-runs",
-                    path,
-                    1,
-                    f"reads tables that do not exist: {', '.join(missing)}",
-                )
-            ]
-        cursor = con.execute(f"SELECT * FROM ({task.reference_sql.strip().rstrip(';')}) LIMIT 0")
-        columns = [d[0] for d in cursor.description or []]
-    except duckdb.Error as exc:
-        return [Finding("reference-runs", path, 1, f"the reference fails: {exc}")]
-    finally:
-        con.close()
-    if columns != task.card.evaluation.required_columns:
-        return [Finding("reference-runs", path, 1, f"the reference returns {columns}")]
-    return []
-
-
-def _empty_database_factory(library: ConceptLibrary | None) -> DatabaseFactory:
-    def build(task: Task) -> duckdb.DuckDBPyConnection:
-        if library is None and task.direct_dependencies:
-            raise M4BenchError("the concept library did not load")
-        return empty_reference_database(task, library)
-
-    return build

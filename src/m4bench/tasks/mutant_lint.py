@@ -13,7 +13,7 @@ import sqlglot
 
 from m4bench.errors import M4BenchError
 from m4bench.tasks.catalog import Catalog, Task
-from m4bench.tasks.lint import Finding
+from m4bench.tasks.finding import Finding
 from m4bench.tasks.mutants import MUTANTS_FILE, Mutant, family_mutants
 from m4bench.tasks.reference import output_columns
 
