@@ -12,8 +12,10 @@ from user_tasks import LOCAL_FAMILY, LOCAL_TASK, local_family
 
 from m4bench.cli import app
 from m4bench.errors import M4BenchError
+from m4bench.runner.conditions import all_skills
 from m4bench.tasks.catalog import CATALOG_ROOT, TASKS_ENV, extra_task_roots, load_catalog
 from m4bench.tasks.lint import lint_catalog
+from m4bench.tasks.skills import decoy_skill
 
 
 @pytest.fixture
@@ -94,3 +96,21 @@ def test_an_unknown_task_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> 
     with pytest.raises(M4BenchError) as caught:
         load_catalog().task("qsofa-local")
     assert caught.value.hint is not None and f"${TASKS_ENV}" in caught.value.hint
+
+
+def test_a_shipped_task_borrows_skills_from_shipped_tasks_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Named to sort before mimic-meld-24h, the shipped carrier of kdigo's decoy.
+    task_dir = local_family(tmp_path / "ours", family="meld-zero", task="mimic-meld-0-24h")
+    skill = task_dir / "skills" / "meld-score" / "SKILL.md"
+    skill.write_text(skill.read_text(encoding="utf-8") + "\nOUR LOCAL VARIANT\n")
+    catalog = load_catalog(extra_roots=[tmp_path / "ours"])
+    kdigo, ours = catalog.task("mimic-kdigo-48h"), catalog.task("mimic-meld-0-24h")
+    assert "mimic-meld-0-24h" not in {t.name for t in catalog.peers(kdigo)}
+    _, decoy = decoy_skill(kdigo, catalog)
+    assert decoy == catalog.task("mimic-meld-24h").skill_paths["meld-score"].read_text()
+    shipped_all = all_skills(kdigo, catalog)
+    assert [s.origin for s in shipped_all] == [s.origin for s in all_skills(kdigo, load_catalog())]
+    assert {s.origin for s in all_skills(ours, catalog)} >= {"mimic-meld-0-24h/meld-score"}
+    assert catalog.peers(ours) == catalog.tasks

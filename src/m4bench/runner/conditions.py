@@ -62,9 +62,10 @@ def _canonical(task: Task) -> list[SkillFile]:
 
 
 def all_skills(task: Task, catalog: Catalog) -> list[SkillFile]:
-    """Every skill name in the catalog, each from its best-matching carrier task."""
+    """Every skill name of the task's peers in the catalog (the shipped tasks for a shipped
+    task), each from its best-matching carrier task."""
     carriers: dict[str, list[Task]] = {}
-    for other in catalog.tasks:
+    for other in catalog.peers(task):
         for name in other.skill_paths:
             carriers.setdefault(name, []).append(other)
     chosen = []

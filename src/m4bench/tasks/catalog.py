@@ -239,6 +239,17 @@ class Catalog:
     def family(self, family: str) -> list[Task]:
         return [task for task in self.tasks if task.family == family]
 
+    def peers(self, task: Task) -> tuple[Task, ...]:
+        """The tasks whose skills ``task``'s controls (decoy, every skill) may draw on.
+
+        A task of the first root (the shipped catalog) sees that root alone, so its
+        controls stay the same whatever ``$M4BENCH_TASKS`` adds; another task sees all.
+        """
+        base = self.roots[0]
+        if not task.dir.is_relative_to(base):
+            return self.tasks
+        return tuple(other for other in self.tasks if other.dir.is_relative_to(base))
+
 
 def task_dirs(root: Path) -> list[Path]:
     """Every ``<family>/<task>/`` folder holding a card, sorted."""

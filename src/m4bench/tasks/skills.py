@@ -130,7 +130,7 @@ def decoy_skill(task: Task, catalog: Catalog) -> tuple[str, str]:
     wanted = task.card.controls.decoy_skill
     carriers = [
         other
-        for other in catalog.tasks
+        for other in catalog.peers(task)
         if other.family != task.family and wanted in other.skill_paths
     ]
     if not carriers:
