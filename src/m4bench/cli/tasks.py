@@ -15,9 +15,10 @@ from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
 from m4bench.sources.layout import list_source_names, load_source
-from m4bench.tasks.catalog import TASKS_ENV, Task, load_catalog
+from m4bench.tasks.catalog import TASKS_ENV, Task, extra_task_roots, load_catalog
 from m4bench.tasks.lint import lint_catalog
 from m4bench.tasks.reference import run_reference, write_reference
+from m4bench.tasks.task_copy import CopyRequest, copy_task
 
 app = typer.Typer(help="List, inspect and lint the task catalog.", no_args_is_help=True)
 
@@ -138,6 +139,32 @@ def lint(
     typer.echo(f"{len(load_catalog().tasks)} tasks: {errors} errors, {warnings} warnings")
     if errors:
         raise typer.Exit(1)
+
+
+@app.command("copy")
+def copy_command(
+    name: Annotated[str, typer.Argument(help="The task to start from.")],
+    new_name: Annotated[str, typer.Option("--name", help="The new task's name.")],
+    family: Annotated[str, typer.Option("--family", help="The new family (a new folder).")],
+    into: Annotated[Path, typer.Option("--into", help="Your task folder (one of $M4BENCH_TASKS).")],
+    author: Annotated[str, typer.Option("--author", help="Who creates it (provenance).")],
+) -> None:
+    """Copy a task into a folder of your own as the start of a new task and family."""
+    into = into.expanduser().resolve()
+    roots = extra_task_roots()
+    extra = roots if into in roots or not into.is_dir() else (*roots, into)
+    catalog = load_catalog(extra_roots=extra)
+    request = CopyRequest(catalog.task(name), new_name, family, into, author)
+    created = copy_task(request, catalog)
+    console = make_console()
+    console.print(f"copied {name} to {created}", highlight=False)
+    if into not in roots:
+        console.print(f"next: export {TASKS_ENV}={into}", highlight=False)
+    console.print(
+        "then edit its reference, instruction, skills, mutants and coverage, "
+        "and run `m4bench tasks lint` (see docs/tasks.md)",
+        highlight=False,
+    )
 
 
 def reference_command(
