@@ -114,6 +114,14 @@ def test_a_failed_copy_leaves_nothing(tmp_path: Path) -> None:
     assert list((tmp_path / "ours").iterdir()) == []
 
 
+def test_a_copy_left_half_written_is_not_a_task(tmp_path: Path) -> None:
+    created = _copy(tmp_path)
+    shutil.copytree(created.parent, tmp_path / ".gcs-6h.partial-123")
+    shutil.copytree(created, created.parent / ".mimic-gcs-6h-raw.bak")
+    catalog = load_catalog(extra_roots=[tmp_path])
+    assert [t.dir for t in catalog.tasks if t.family == "gcs-6h"] == [created]
+
+
 def test_the_cli_says_what_to_do_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     runner = CliRunner()
 

@@ -252,10 +252,16 @@ class Catalog:
 
 
 def task_dirs(root: Path) -> list[Path]:
-    """Every ``<family>/<task>/`` folder holding a card, sorted."""
+    """Every ``<family>/<task>/`` folder holding a card, sorted; hidden folders (a copy
+    being written, an editor's backup) are not tasks."""
     if not root.is_dir():
         raise M4BenchError(f"task catalog {root} does not exist")
-    return sorted(path.parent for path in root.glob(f"*/*/{CARD_FILE}"))
+    cards = root.glob(f"*/*/{CARD_FILE}")
+    return sorted(
+        card.parent
+        for card in cards
+        if not any(part.startswith(".") for part in card.relative_to(root).parts[:2])
+    )
 
 
 def extra_task_roots(value: str | None = None) -> tuple[Path, ...]:
