@@ -146,3 +146,11 @@ def test_the_cli_says_what_to_do_next(tmp_path: Path, monkeypatch: pytest.Monkey
     second = copy("v3")
     assert "next: export" not in second and "m4bench tasks lint" in second
     assert {"mimic-meld-v2-24h", "mimic-meld-v3-24h"} <= set(load_catalog().names)
+    # With one folder in the variable, --into may be left out.
+    names = ["--name", "mimic-meld-v4-24h", "--family", "meld-v4", "--author", "me"]
+    third = runner.invoke(app, ["tasks", "copy", "mimic-meld-24h", *names])
+    assert third.exit_code == 0, third.output
+    assert (tmp_path / "meld-v4" / "mimic-meld-v4-24h" / "task.toml").exists()
+    monkeypatch.delenv(TASKS_ENV)
+    refused = runner.invoke(app, ["tasks", "copy", "mimic-meld-24h", *names])
+    assert refused.exit_code == 2 and "names 0 folders" in refused.output

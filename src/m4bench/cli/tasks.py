@@ -146,12 +146,22 @@ def copy_command(
     name: Annotated[str, typer.Argument(help="The task to start from.")],
     new_name: Annotated[str, typer.Option("--name", help="The new task's name.")],
     family: Annotated[str, typer.Option("--family", help="The new family (a new folder).")],
-    into: Annotated[Path, typer.Option("--into", help="Your task folder (one of $M4BENCH_TASKS).")],
     author: Annotated[str, typer.Option("--author", help="Who creates it (provenance).")],
+    into_option: Annotated[
+        Path | None,
+        typer.Option(
+            "--into", help="Your task folder (default: the one folder of $M4BENCH_TASKS)."
+        ),
+    ] = None,
 ) -> None:
     """Copy a task into a folder of your own as the start of a new task and family."""
-    into = into.expanduser().resolve()
     roots = extra_task_roots()
+    if into_option is None and len(roots) != 1:
+        raise typer.BadParameter(
+            f"{TASKS_ENV} names {len(roots)} folders: say which with --into",
+            param_hint="--into",
+        )
+    into = into_option.expanduser().resolve() if into_option is not None else roots[0]
     extra = roots if into in roots or not into.is_dir() else (*roots, into)
     catalog = load_catalog(extra_roots=extra)
     request = CopyRequest(catalog.task(name), new_name, family, into, author)
