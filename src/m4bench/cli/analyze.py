@@ -37,7 +37,8 @@ def analyze_command(
     baseline: Annotated[str, typer.Option(help="Baseline condition.")] = "no-skill",
     treatment: Annotated[str, typer.Option(help="Treatment condition.")] = "with-skill",
     include_unpublishable: Annotated[
-        bool, typer.Option(help="Also analyse runs not flagged publishable.")
+        bool,
+        typer.Option("--include-unpublishable", help="Also analyse runs not flagged publishable."),
     ] = False,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the headline estimands as JSON on stdout.")
