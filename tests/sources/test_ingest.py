@@ -214,7 +214,7 @@ def test_header_in_another_order_is_read_by_name(home: DataHome, mimic_tree: Pat
 
 
 def test_not_a_dataset_tree(home: DataHome, tmp_path: Path, eicu_tree: Path) -> None:
-    with pytest.raises(M4BenchError, match="not a mimic-iv tree"):
+    with pytest.raises(M4BenchError, match="no table file of the mimic-iv release found here"):
         ingest_dataset(home, "mimic-iv", eicu_tree)
     with pytest.raises(M4BenchError, match="not a directory"):
         ingest_dataset(home, "eicu", tmp_path / "nowhere")

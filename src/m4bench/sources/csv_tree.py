@@ -159,6 +159,6 @@ def _check_tree(schema: DatasetSchema, root: Path) -> None:
         raise M4BenchError(f"{root}: not a directory", hint=hint)
     if not any(existing_paths(root, table) for table in schema.tables):
         raise M4BenchError(
-            f"{root}: not a {schema.dataset} tree (no {schema.dataset} table file found)",
+            f"{root}: no table file of the {schema.dataset} release found here",
             hint=hint,
         )
