@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 from provision_helpers import SOURCE, Provisioned, sha
 
+from m4bench.errors import M4BenchError
 from m4bench.fileio import read_model, write_model
 from m4bench.home import DataHome
 from m4bench.provision.ground_truth import (
@@ -110,6 +111,32 @@ def test_changed_reference_makes_it_stale_and_changes_the_answer(
         original.manifest.inputs.reference_sql_sha256
     )
     assert rebuilt.manifest.output_sha256 != original.manifest.output_sha256
+
+
+def test_a_reference_returning_a_key_twice_writes_no_truth(
+    provisioned: Provisioned, tmp_path: Path
+) -> None:
+    home = private_home(provisioned, tmp_path)
+    source = load_source(home, SOURCE)
+    root = tmp_path / "catalog"
+    shutil.copytree(CATALOG_ROOT / "meld", root / "meld")
+    reference = root / "meld" / "reference.sql"
+    con = source.connect(read_only=True)
+    first_stay = con.execute("SELECT min(stay_id) FROM mimiciv_icu.icustays").fetchone()
+    con.close()
+    assert first_stay is not None
+    fan_out = (
+        "\nUNION ALL\nSELECT subject_id, hadm_id, stay_id, 3.0 FROM mimiciv_icu.icustays "
+        f"WHERE stay_id = {first_stay[0]}\n"
+    )
+    reference.write_text(reference.read_text().rstrip().rstrip(";") + fan_out)
+    task = load_catalog(root, extra_roots=()).task("mimic-meld-24h")
+    with pytest.raises(M4BenchError, match="returns 2 rows for stay_id=") as caught:
+        build_ground_truth(home, source, task)
+    assert str(reference) in caught.value.message
+    assert f"stay_id={first_stay[0]};" in caught.value.message
+    truth = ground_truth_path(home, SOURCE, task)
+    assert not truth.exists() and not manifest_path_for(truth).exists()
 
 
 def test_a_truth_of_an_older_file_format_is_rebuilt(

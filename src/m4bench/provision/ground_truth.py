@@ -26,7 +26,12 @@ from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_path, read_model, sha256_file, sha256_text, write_model
 from m4bench.home import DataHome
 from m4bench.provision.layout import ground_truth_dir, reference_key
-from m4bench.scoring.truth_facts import measure_truth, with_facts
+from m4bench.scoring.truth_facts import (
+    TruthFacts,
+    first_duplicate_key,
+    measure_truth,
+    with_facts,
+)
 from m4bench.sources.layout import Source
 from m4bench.tasks.catalog import Task, load_catalog
 from m4bench.tasks.reference import run_reference
@@ -137,14 +142,17 @@ def compute_ground_truth(task: Task, source: Source) -> pa.Table:
         con.close()
 
 
-def write_truth_file(table: pa.Table, target: Path, key_columns: list[str]) -> None:
+def write_truth_file(
+    table: pa.Table, target: Path, key_columns: list[str], facts: TruthFacts | None = None
+) -> None:
     """Parquet with fixed writer options: the same table always gives the same bytes.
 
     The footer carries the facts the scorer would otherwise establish for every output
-    (unique keys, column ranges; see ``m4bench.scoring.truth_facts``)."""
+    (unique keys, column ranges; see ``m4bench.scoring.truth_facts``), measured here
+    unless given."""
     with atomic_path(target) as tmp:
         pq.write_table(
-            with_facts(table, measure_truth(table, key_columns)),
+            with_facts(table, facts or measure_truth(table, key_columns)),
             tmp,
             # Read at every score, written once: LZ4 without dictionaries decodes
             # straight into the join (zstd with dictionaries cost the 4 M-row bench
@@ -169,7 +177,11 @@ def build_ground_truth(
         return GroundTruthResult(key, truth, manifest, "up-to-date")
     inputs = expected_inputs(task, source)
     table = compute_ground_truth(task, source)
-    write_truth_file(table, truth, list(task.card.evaluation.key_columns))
+    keys = list(task.card.evaluation.key_columns)
+    facts = measure_truth(table, keys)
+    if facts.unique_keys is None:
+        refuse_repeated_keys(task, table)
+    write_truth_file(table, truth, keys, facts)
     manifest = GroundTruthManifest(
         key=key,
         inputs=inputs,
@@ -182,6 +194,31 @@ def build_ground_truth(
     write_model(manifest_path_for(truth), manifest)
     action: GroundTruthAction = "built" if reason == "not built" else "rebuilt"
     return GroundTruthResult(key, truth, manifest, action)
+
+
+def refuse_repeated_keys(task: Task, table: pa.Table) -> None:
+    """Stop before writing a truth the scorer would refuse: a key column the reference
+    does not return, or a key it returns more than once."""
+    keys = list(task.card.evaluation.key_columns)
+    hint = "fix the reference (a join that fans out, a missing tie-break); nothing was written"
+    missing = [name for name in keys if name not in table.column_names]
+    if missing:
+        raise M4BenchError(
+            f"{task.reference_path}: the reference of {task.name} returns no key column "
+            f"{', '.join(missing)}",
+            hint=hint,
+        )
+    with duckdb.connect() as con:
+        con.register("reference_rows", table)
+        repeated = first_duplicate_key(con, "reference_rows", keys)
+    if repeated is not None:
+        *values, count = repeated
+        named = ", ".join(f"{name}={value}" for name, value in zip(keys, values, strict=True))
+        raise M4BenchError(
+            f"{task.reference_path}: the reference of {task.name} returns {count} rows for "
+            f"{named}; its key columns ({', '.join(keys)}) must name one row each",
+            hint=hint,
+        )
 
 
 def representatives(tasks: Iterable[Task]) -> list[Task]:
