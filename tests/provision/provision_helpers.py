@@ -32,3 +32,11 @@ def mimic_tasks(catalog: Catalog, mode: str | None = None) -> list[str]:
 
 def sha(path: Path) -> str:
     return sha256_file(path)
+
+
+def private_home(p: Provisioned, tmp_path: Path) -> DataHome:
+    """A home sharing the session's source (read-only) but with its own ground truth."""
+    home = DataHome(tmp_path / "home")
+    home.sources.mkdir(parents=True)
+    (home.sources / SOURCE).symlink_to(p.source.layout.root)
+    return home

@@ -8,11 +8,10 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 import pytest
-from provision_helpers import SOURCE, Provisioned, sha
+from provision_helpers import SOURCE, Provisioned, private_home, sha
 
 from m4bench.errors import M4BenchError
 from m4bench.fileio import read_model, write_model
-from m4bench.home import DataHome
 from m4bench.provision.ground_truth import (
     GROUND_TRUTH_FORMAT_VERSION,
     GroundTruthManifest,
@@ -27,14 +26,6 @@ from m4bench.sources.layout import load_source
 from m4bench.tasks.catalog import CATALOG_ROOT, Catalog, load_catalog
 
 pytestmark = pytest.mark.xdist_group("provision-synthetic")
-
-
-def private_home(p: Provisioned, tmp_path: Path) -> DataHome:
-    """A home sharing the session's source (read-only) but with its own ground truth."""
-    home = DataHome(tmp_path / "home")
-    home.sources.mkdir(parents=True)
-    (home.sources / SOURCE).symlink_to(p.source.layout.root)
-    return home
 
 
 def test_raw_and_standard_siblings_share_one_answer(

@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from provision_helpers import SOURCE, Provisioned
+from provision_helpers import SOURCE, Provisioned, private_home
 from typer.testing import CliRunner
+from user_tasks import local_family, replace_in
 
 from m4bench.cli import app
 from m4bench.errors import M4BenchError
 from m4bench.provision.ground_truth import ground_truth_path
+from m4bench.tasks.catalog import TASKS_ENV
 from m4bench.tasks.reference import write_reference
 
 pytestmark = pytest.mark.xdist_group("provision-synthetic")
@@ -27,6 +29,22 @@ def test_setup_reports_and_verifies(provisioned: Provisioned) -> None:
     assert result.exit_code == 0, result.output
     assert "verified mimic-meld-24h" in result.output
     assert "0 built, 1 up to date" in result.output
+
+
+def test_setup_warns_of_a_truth_without_rows(
+    provisioned: Provisioned, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task = local_family(tmp_path / "ours")
+    reference = task.parent / "reference.sql"
+    replace_in(reference, "FROM initial", "FROM initial WHERE stay_id < 0")
+    monkeypatch.setenv(TASKS_ENV, str(tmp_path / "ours"))
+    home = str(private_home(provisioned, tmp_path).root)
+    args = ["setup", "--source", SOURCE, "--task", task.name, "--quiet", "--home", home]
+    result = runner.invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert f"warning meld-local: the reference returns no rows on {SOURCE}" in result.output
+    plain = runner.invoke(app, [*args[:4], "mimic-meld-24h", *args[5:]], env={"COLUMNS": "200"})
+    assert plain.exit_code == 0 and "warning" not in plain.output
 
 
 def test_setup_rejects_bad_arguments(provisioned: Provisioned) -> None:

@@ -80,6 +80,14 @@ def show_report(report: SetupReport, console: Console) -> bool:
             truth.key, truth.action, str(truth.manifest.rows), truth.manifest.output_sha256[:12]
         )
     console.print(truths)
+    for truth in report.truths:
+        if truth.manifest.rows == 0:
+            console.print(
+                f"[yellow]warning[/] {truth.key}: the reference returns no rows on "
+                f"{truth.manifest.inputs.source}, so every run of its tasks scores 0 here "
+                "(a larger source, or a reference that selects too little?)",
+                highlight=False,
+            )
     built = sum(1 for _, action in report.catalogs if action == "built")
     console.print(f"agent catalogs: {built} built, {len(report.catalogs) - built} up to date")
     for name, reason in report.skipped:
