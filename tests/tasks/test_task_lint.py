@@ -171,6 +171,11 @@ CASES: dict[str, tuple[Breaker, str, str | None]] = {  # rule: (break it, file, 
         f"{MELD}/task.toml",
         "decoy_skill",
     ),
+    "cases-valid": (
+        lambda r: edit(r / MELD / "cases.toml", "meld = 6.0", "meld_na = 6.0"),
+        f"{MELD}/cases.toml",
+        None,
+    ),
     "provenance": (
         lambda r: edit(
             r / "meld" / "PROVENANCE.yaml", "review_status: pending", "review_status: reviewed"

@@ -12,9 +12,12 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from m4bench.cli.common import HomeOption, make_console, resolve_home
+from m4bench.concepts.library import ConceptLibrary
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
 from m4bench.sources.layout import list_source_names, load_source
+from m4bench.tasks.case_run import run_cases
+from m4bench.tasks.cases import cases_path
 from m4bench.tasks.catalog import TASKS_ENV, Task, extra_task_roots, load_catalog
 from m4bench.tasks.lint import lint_catalog
 from m4bench.tasks.reference import run_reference, write_reference
@@ -138,6 +141,43 @@ def lint(
     warnings = len(findings) - errors
     typer.echo(f"{len(load_catalog().tasks)} tasks: {errors} errors, {warnings} warnings")
     if errors:
+        raise typer.Exit(1)
+
+
+@app.command("test")
+def test_command(
+    names: Annotated[
+        list[str] | None, typer.Argument(help="Tasks (default: every task with cases).")
+    ] = None,
+) -> None:
+    """Run the patient cases (cases.toml) of tasks; exit 1 when a case fails."""
+    catalog = load_catalog()
+    tasks = [catalog.task(n) for n in names] if names else list(catalog.tasks)
+    chosen = [task for task in tasks if cases_path(task.dir).exists()]
+    console = make_console()
+    uncovered = [task for task in tasks if task not in chosen] if names else []
+    for task in uncovered:
+        console.print(f"[red]no cases[/] {task.name}: no {cases_path(task.dir)}", highlight=False)
+    libraries: dict[str, ConceptLibrary] = {}
+    failed = total = 0
+    for task in chosen:
+        dataset = task.card.dataset
+        if dataset not in libraries:
+            libraries[dataset] = ConceptLibrary.load(dataset)
+        for result in run_cases(task, libraries[dataset]):
+            total += 1
+            failed += not result.passed
+            mark = "[green]pass[/]" if result.passed else "[red]FAIL[/]"
+            console.print(f"{mark} {escape(result.task)} {escape(result.case)}", highlight=False)
+            for problem in result.problems:
+                console.print(f"     {escape(problem)}", highlight=False)
+    console.print(
+        f"{total} cases in {len(chosen)} tasks: {total - failed} passed, {failed} failed",
+        highlight=False,
+    )
+    if not chosen and not names:
+        console.print("no task has a cases.toml (see docs/tasks.md, Patient cases)")
+    if failed or uncovered:
         raise typer.Exit(1)
 
 

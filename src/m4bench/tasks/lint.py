@@ -16,6 +16,8 @@ from m4bench.concepts.library import ConceptLibrary
 from m4bench.errors import M4BenchError
 from m4bench.sources.schema import dataset_schema
 from m4bench.tasks.card import CARD_FILE, DERIVED_SCHEMA, NAME_PREFIX, line_of, load_card
+from m4bench.tasks.case_run import task_cases
+from m4bench.tasks.cases import cases_path
 from m4bench.tasks.catalog import (
     SKILLS_DIR,
     Catalog,
@@ -66,6 +68,7 @@ RULES: dict[str, str] = {
     "control-decoy": "the decoy names another family's skill that the catalog can supply",
     "provenance": "PROVENANCE.yaml is valid, covers the family's tasks, reviews are real",
     "concept-library": "the concept library loads, so dependencies can be closed",
+    "cases-valid": "cases.toml parses and its expectations name the task's keys and columns",
     "catalog-unique": "task names and family folders are unique across the catalog's folders",
 }
 
@@ -124,12 +127,23 @@ def lint_catalog(
 def lint_task(task: Task, catalog: Catalog, derived: list[str]) -> list[Finding]:
     """The per-task rules that need no database."""
     out: list[Finding] = []
-    for check in (_card_rules, _instruction_rules, _opspec_rules, _reference_rules):
+    for check in (_card_rules, _instruction_rules, _opspec_rules, _reference_rules, _case_rules):
         out.extend(check(task))
     out.extend(_instruction_table_names(task, derived))
     out.extend(_skill_rules(task, derived))
     out.extend(_control_rules(task, catalog))
     return out
+
+
+def _case_rules(task: Task) -> Iterator[Finding]:
+    """cases.toml, when present, parses and names the task's own keys and columns."""
+    path = cases_path(task.dir)
+    if not path.exists() or not task.reference_path.exists():
+        return
+    try:
+        task_cases(task)
+    except M4BenchError as exc:
+        yield Finding("cases-valid", path, 1, exc.message)
 
 
 def _load_library(findings: list[Finding], root: Path | None) -> ConceptLibrary | None:

@@ -1,0 +1,139 @@
+"""Patient cases (cases.toml): hand-built rows and the answer the reference must give."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+from user_tasks import local_family, replace_in
+
+from m4bench.cli import app
+from m4bench.errors import M4BenchError
+from m4bench.tasks.case_run import run_cases, task_cases
+from m4bench.tasks.catalog import CATALOG_ROOT, Task, load_catalog
+
+MELD_CASES = "meld/mimic-meld-24h/cases.toml"
+
+
+@pytest.fixture
+def meld_root(tmp_path: Path) -> Path:
+    root = tmp_path / "catalog"
+    shutil.copytree(CATALOG_ROOT / "meld", root / "meld")
+    return root
+
+
+def meld(root: Path) -> Task:
+    return load_catalog(root, extra_roots=()).task("mimic-meld-24h")
+
+
+def add_case(root: Path, text: str) -> None:
+    path = root / MELD_CASES
+    path.write_text(path.read_text(encoding="utf-8") + "\n" + text, encoding="utf-8")
+
+
+ONE_STAY = """
+[[case.rows]]
+table = "mimiciv_icu.icustays"
+rows = [{ subject_id = 9, hadm_id = 90, stay_id = 900, intime = 2150-01-01T08:00:00 }]
+"""
+
+
+def test_the_shipped_meld_cases_pass() -> None:
+    results = run_cases(load_catalog().task("mimic-meld-24h"))
+    assert len(results) == 5
+    assert [r.problems for r in results if not r.passed] == []
+
+
+def test_a_changed_rule_fails_the_case_that_pins_it(meld_root: Path) -> None:
+    replace_in(meld_root / "meld" / "reference.sql", "THEN 12", "THEN 10")
+    failed = {r.case: r.problems for r in run_cases(meld(meld_root)) if not r.passed}
+    assert list(failed) == ["sodium-correction-above-eleven"]
+    assert failed["sodium-correction-above-eleven"] == (
+        "stay_id=400: meld is 26.6, expected 27.92",
+    )
+
+
+def test_the_window_case_needs_its_rebuild(meld_root: Path) -> None:
+    replace_in(meld_root / MELD_CASES, 'rebuild = ["first_day_lab"]\n', "")
+    failed = [r for r in run_cases(meld(meld_root)) if not r.passed]
+    assert [(r.case, r.problems) for r in failed] == [
+        ("labs-outside-the-first-day-ignored", ("stay_id=700: meld is 6, expected 13",))
+    ]
+
+
+def test_nulls_absent_keys_and_only_expected(meld_root: Path) -> None:
+    add_case(
+        meld_root,
+        '[[case]]\nname = "nulls"\nrule = "a NULL subject id is passed through"\n'
+        "only_expected = true\n"
+        '[[case.rows]]\ntable = "mimiciv_icu.icustays"\nrows = [\n'
+        '  { subject_id = "<null>", hadm_id = 80, stay_id = 800 },\n'
+        "  { subject_id = 8, hadm_id = 81, stay_id = 801 },\n]\n"
+        '[[case.expect]]\nstay_id = 800\nsubject_id = "<null>"\nmeld = 6.0\n'
+        "[[case.absent]]\nstay_id = 801\n",
+    )
+    result = run_cases(meld(meld_root))[-1]
+    assert result.case == "nulls"
+    assert result.problems == (
+        "stay_id=801: in the output, expected absent",
+        "1 output rows not expected, first stay_id=801",
+    )
+
+
+def test_a_row_that_does_not_insert_fails_its_case_only(meld_root: Path) -> None:
+    add_case(
+        meld_root,
+        '[[case]]\nname = "typo"\nrule = "a column name with a typo"\n'
+        + ONE_STAY
+        + '[[case.rows]]\ntable = "mimiciv_derived.first_day_lab"\n'
+        "rows = [{ stay_id = 900, creatinine_maximum = 2.0 }]\n"
+        "[[case.expect]]\nstay_id = 900\nmeld = 6.0\n",
+    )
+    results = run_cases(meld(meld_root))
+    assert [r.passed for r in results] == [True] * 5 + [False]
+    (problem,) = results[-1].problems
+    assert problem.startswith("rows of mimiciv_derived.first_day_lab, row 1:")
+    assert "creatinine_maximum" in problem
+
+
+@pytest.mark.parametrize(
+    ("expectation", "message"),
+    [
+        ("[[case.expect]]\nmeld = 6.0\n", "expect row 1: no key column stay_id"),
+        ("[[case.expect]]\nstay_id = 900\nmeld_na = 6.0\n", "meld_na not among the output"),
+        ("[[case.absent]]\nstay_id = 900\nmeld = 6.0\n", "names the key columns only"),
+        ("", "expects nothing"),
+    ],
+)
+def test_cases_that_cannot_be_checked_are_refused(
+    meld_root: Path, expectation: str, message: str
+) -> None:
+    add_case(
+        meld_root,
+        '[[case]]\nname = "bad"\nrule = "a broken expectation"\n' + ONE_STAY + expectation,
+    )
+    with pytest.raises(M4BenchError, match=message) as caught:
+        task_cases(meld(meld_root))
+    assert str(meld_root / MELD_CASES) in caught.value.message
+
+
+def test_the_cli_runs_cases_and_fails_on_a_failure(
+    meld_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runner = CliRunner()
+    ok = runner.invoke(app, ["tasks", "test"], env={"COLUMNS": "200"})
+    assert ok.exit_code == 0, ok.output
+    assert "pass mimic-meld-24h rrt-caps-creatinine" in ok.output
+    assert "5 cases in 1 tasks: 5 passed, 0 failed" in ok.output
+    uncovered = runner.invoke(app, ["tasks", "test", "mimic-kdigo-48h"], env={"COLUMNS": "200"})
+    assert uncovered.exit_code == 1 and "no cases mimic-kdigo-48h" in uncovered.output
+    # A user copy of the family under a new name, with one wrong expectation.
+    ours = meld_root.parent / "ours"
+    replace_in(local_family(ours) / "cases.toml", "meld = 40.0", "meld = 39.0")
+    monkeypatch.setenv("M4BENCH_TASKS", str(ours))
+    failing = runner.invoke(app, ["tasks", "test", "mimic-meld-local-24h"], env={"COLUMNS": "200"})
+    assert failing.exit_code == 1, failing.output
+    assert "FAIL mimic-meld-local-24h initial-score-capped-at-forty" in failing.output
+    assert "stay_id=600: meld is 40, expected 39" in failing.output
