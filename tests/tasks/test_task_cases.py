@@ -40,10 +40,24 @@ rows = [{ subject_id = 9, hadm_id = 90, stay_id = 900, intime = 2150-01-01T08:00
 """
 
 
-def test_the_shipped_meld_cases_pass() -> None:
-    results = run_cases(load_catalog().task("mimic-meld-24h"))
-    assert len(results) == 5
+@pytest.mark.parametrize(("task", "count"), [("mimic-meld-24h", 5), ("eicu-gcs", 4)])
+def test_the_shipped_cases_pass(task: str, count: int) -> None:
+    results = run_cases(load_catalog().task(task))
+    assert len(results) == count
     assert [r.problems for r in results if not r.passed] == []
+
+
+def test_an_eicu_window_off_by_one_minute_is_caught(tmp_path: Path) -> None:
+    shutil.copytree(CATALOG_ROOT / "gcs", tmp_path / "gcs")
+    replace_in(tmp_path / "gcs" / "reference-eicu.sql", "<= 1440", "< 1440")
+    task = load_catalog(tmp_path, extra_roots=()).task("eicu-gcs")
+    failed = [(r.case, r.problems) for r in run_cases(task) if not r.passed]
+    assert failed == [
+        (
+            "charting-outside-the-window-ignored",
+            ("patientunitstayid=2: gcs_min is 15, expected 14",),
+        )
+    ]
 
 
 def test_a_changed_rule_fails_the_case_that_pins_it(meld_root: Path) -> None:
@@ -126,7 +140,7 @@ def test_the_cli_runs_cases_and_fails_on_a_failure(
     ok = runner.invoke(app, ["tasks", "test"], env={"COLUMNS": "200"})
     assert ok.exit_code == 0, ok.output
     assert "pass mimic-meld-24h rrt-caps-creatinine" in ok.output
-    assert "5 cases in 1 tasks: 5 passed, 0 failed" in ok.output
+    assert "9 cases in 2 tasks: 9 passed, 0 failed" in ok.output
     uncovered = runner.invoke(app, ["tasks", "test", "mimic-kdigo-48h"], env={"COLUMNS": "200"})
     assert uncovered.exit_code == 1 and "no cases mimic-kdigo-48h" in uncovered.output
     # A user copy of the family under a new name, with one wrong expectation.

@@ -18,6 +18,7 @@ from m4bench.concepts.library import ConceptLibrary
 from m4bench.concepts.materialize import materialize
 from m4bench.errors import M4BenchError
 from m4bench.scoring.sqltypes import quote_ident
+from m4bench.tasks.card import DERIVED_SCHEMA
 from m4bench.tasks.cases import Case, CaseRows, load_cases, sql_value
 from m4bench.tasks.catalog import Task
 from m4bench.tasks.reference import empty_reference_database, output_columns, run_reference
@@ -48,7 +49,7 @@ def task_cases(task: Task) -> list[Case]:
 def run_cases(task: Task, library: ConceptLibrary | None = None) -> list[CaseResult]:
     """Every case of ``task``, in file order."""
     cases = task_cases(task)
-    if cases and library is None:
+    if cases and library is None and DERIVED_SCHEMA[task.card.dataset]:
         library = ConceptLibrary.load(task.card.dataset)
     return [run_case(task, case, library) for case in cases]
 
@@ -66,7 +67,7 @@ def run_case(task: Task, case: Case, library: ConceptLibrary | None) -> CaseResu
             _insert(con, block)
         if case.rebuild:
             if library is None:
-                return verdict(["rebuild needs the concept library"])
+                return verdict([f"{task.card.dataset} has no concept library to rebuild from"])
             materialize(con, library, case.rebuild, with_dependencies=False)
         rows = run_reference(task, con).to_pylist()
     except (M4BenchError, duckdb.Error) as exc:
