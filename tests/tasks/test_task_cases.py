@@ -141,6 +141,8 @@ def test_the_cli_runs_cases_and_fails_on_a_failure(
     assert ok.exit_code == 0, ok.output
     assert "pass mimic-meld-24h rrt-caps-creatinine" in ok.output
     assert "9 cases in 2 tasks: 9 passed, 0 failed" in ok.output
+    shown = runner.invoke(app, ["tasks", "show", "mimic-meld-24h"], env={"COLUMNS": "200"})
+    assert "patient cases     5 (m4bench tasks test mimic-meld-24h)" in shown.output
     uncovered = runner.invoke(app, ["tasks", "test", "mimic-kdigo-48h"], env={"COLUMNS": "200"})
     assert uncovered.exit_code == 1 and "no cases mimic-kdigo-48h" in uncovered.output
     # A user copy of the family under a new name, with one wrong expectation.

@@ -17,7 +17,7 @@ from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
 from m4bench.sources.layout import list_source_names, load_source
 from m4bench.tasks.card import DERIVED_SCHEMA
-from m4bench.tasks.case_run import run_cases
+from m4bench.tasks.case_run import run_cases, task_cases
 from m4bench.tasks.cases import cases_path
 from m4bench.tasks.catalog import TASKS_ENV, Task, extra_task_roots, load_catalog
 from m4bench.tasks.lint import lint_catalog
@@ -102,6 +102,7 @@ def show_task(name: Annotated[str, typer.Argument(help="Task name.")]) -> None:
         ("skills", ", ".join(task.skill_paths)),
         ("decoy", card.controls.decoy_skill),
         ("operational spec", "yes" if task.operational_spec else "no"),
+        ("patient cases", _cases_summary(task)),
         ("review status", task.provenance.review_status),
     ]
     table = Table(show_header=False, box=None)
@@ -110,6 +111,15 @@ def show_task(name: Annotated[str, typer.Argument(help="Task name.")]) -> None:
     console.print(table)
     console.rule("instruction")
     console.print(task.instruction, highlight=False, markup=False)
+
+
+def _cases_summary(task: Task) -> str:
+    if not cases_path(task.dir).exists():
+        return "none (see docs/tasks.md, Patient cases)"
+    try:
+        return f"{len(task_cases(task))} (m4bench tasks test {task.name})"
+    except M4BenchError as exc:
+        return f"cases.toml does not load: {exc.message}"
 
 
 @app.command("lint")
