@@ -115,6 +115,8 @@ def test_cli_bad_source_exits_2_with_a_hint(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "nope.csv" in done.stderr and "hint" in done.stderr
+    # The progress bar started before the input failed leaves no stale line behind.
+    assert "analysis" not in done.stderr
 
 
 def test_out_must_be_a_directory(tmp_path: Path) -> None:

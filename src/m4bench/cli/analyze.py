@@ -61,7 +61,11 @@ def analyze_command(
         def step(name: str) -> None:
             progress.update(bar, advance=1, description=f"analysis: {name} done")
 
-        result = analyze(source, out, settings, step)
+        try:
+            result = analyze(source, out, settings, step)
+        except BaseException:
+            progress.update(bar, visible=False)  # the error alone says what happened
+            raise
     if as_json:
         typer.echo(json.dumps(headline_document(result).model_dump(mode="json"), indent=2))
         return
