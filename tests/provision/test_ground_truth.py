@@ -12,6 +12,7 @@ from provision_helpers import SOURCE, Provisioned, private_home, sha
 
 from m4bench.errors import M4BenchError
 from m4bench.fileio import read_model, write_model
+from m4bench.home import DataHome
 from m4bench.provision.ground_truth import (
     GROUND_TRUTH_FORMAT_VERSION,
     GroundTruthManifest,
@@ -22,7 +23,7 @@ from m4bench.provision.ground_truth import (
     verify_ground_truth,
 )
 from m4bench.provision.preflight import check_ground_truths
-from m4bench.sources.layout import load_source
+from m4bench.sources.layout import Source, load_source
 from m4bench.tasks.catalog import CATALOG_ROOT, Catalog, load_catalog
 
 pytestmark = pytest.mark.xdist_group("provision-synthetic")
@@ -81,13 +82,20 @@ def test_rebuild_is_byte_identical_and_verifies(
     assert verify_ground_truth(home, source, task) is None
 
 
+def copied_family(
+    provisioned: Provisioned, tmp_path: Path, family: str
+) -> tuple[DataHome, Source, Path]:
+    """A private home on the session's source, and a catalog holding a copy of ``family``."""
+    home = private_home(provisioned, tmp_path)
+    root = tmp_path / "catalog"
+    shutil.copytree(CATALOG_ROOT / family, root / family)
+    return home, load_source(home, SOURCE), root
+
+
 def test_changed_reference_makes_it_stale_and_changes_the_answer(
     provisioned: Provisioned, tmp_path: Path
 ) -> None:
-    home = private_home(provisioned, tmp_path)
-    source = load_source(home, SOURCE)
-    root = tmp_path / "catalog"
-    shutil.copytree(CATALOG_ROOT / "kdigo", root / "kdigo")
+    home, source, root = copied_family(provisioned, tmp_path, "kdigo")
     task = load_catalog(root).task("mimic-kdigo-48h")
     original = build_ground_truth(home, source, task)
     reference = root / "kdigo" / "reference.sql"
@@ -107,10 +115,7 @@ def test_changed_reference_makes_it_stale_and_changes_the_answer(
 def test_a_reference_returning_a_key_twice_writes_no_truth(
     provisioned: Provisioned, tmp_path: Path
 ) -> None:
-    home = private_home(provisioned, tmp_path)
-    source = load_source(home, SOURCE)
-    root = tmp_path / "catalog"
-    shutil.copytree(CATALOG_ROOT / "meld", root / "meld")
+    home, source, root = copied_family(provisioned, tmp_path, "meld")
     reference = root / "meld" / "reference.sql"
     con = source.connect(read_only=True)
     first_stay = con.execute("SELECT min(stay_id) FROM mimiciv_icu.icustays").fetchone()
