@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,7 +43,9 @@ rows = [{ subject_id = 9, hadm_id = 90, stay_id = 900, intime = 2150-01-01T08:00
 """
 
 
-@pytest.mark.parametrize(("task", "count"), [("mimic-meld-24h", 5), ("eicu-gcs", 4)])
+@pytest.mark.parametrize(
+    ("task", "count"), [("mimic-meld-24h", 5), ("eicu-gcs", 4), ("mimic-kdigo-48h", 7)]
+)
 def test_the_shipped_cases_pass(task: str, count: int) -> None:
     results = run_cases(load_catalog().task(task))
     assert len(results) == count
@@ -140,11 +145,11 @@ def test_the_cli_runs_cases_and_fails_on_a_failure(
     ok = runner.invoke(app, ["tasks", "test"], env={"COLUMNS": "200"})
     assert ok.exit_code == 0, ok.output
     assert "pass mimic-meld-24h rrt-caps-creatinine" in ok.output
-    assert "9 cases in 2 tasks: 9 passed, 0 failed" in ok.output
+    assert "16 cases in 3 tasks: 16 passed, 0 failed" in ok.output
     shown = runner.invoke(app, ["tasks", "show", "mimic-meld-24h"], env={"COLUMNS": "200"})
     assert "patient cases     5 (m4bench tasks test mimic-meld-24h)" in shown.output
-    uncovered = runner.invoke(app, ["tasks", "test", "mimic-kdigo-48h"], env={"COLUMNS": "200"})
-    assert uncovered.exit_code == 1 and "no cases mimic-kdigo-48h" in uncovered.output
+    uncovered = runner.invoke(app, ["tasks", "test", "mimic-sofa-24h"], env={"COLUMNS": "200"})
+    assert uncovered.exit_code == 1 and "no cases mimic-sofa-24h" in uncovered.output
     # A user copy of the family under a new name, with one wrong expectation.
     ours = meld_root.parent / "ours"
     replace_in(local_family(ours) / "cases.toml", "meld = 40.0", "meld = 39.0")
@@ -153,3 +158,18 @@ def test_the_cli_runs_cases_and_fails_on_a_failure(
     assert failing.exit_code == 1, failing.output
     assert "FAIL mimic-meld-local-24h initial-score-capped-at-forty" in failing.output
     assert "stay_id=600: meld is 40, expected 39" in failing.output
+
+
+def test_errors_print_bracketed_fields_and_patterns_whole(tmp_path: Path) -> None:
+    task_dir = local_family(tmp_path / "ours")
+    replace_in(task_dir / "cases.toml", 'name = "rrt-caps-creatinine"', 'name = "rrt.caps"')
+    env = {**os.environ, "M4BENCH_TASKS": str(tmp_path / "ours"), "COLUMNS": "300"}
+    done = subprocess.run(
+        [sys.executable, "-m", "m4bench", "tasks", "test", task_dir.name],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "[case.1.name] String should match pattern '^[a-z0-9]+(-[a-z0-9]+)*$'" in done.stderr

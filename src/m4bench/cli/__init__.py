@@ -9,6 +9,7 @@ import sys
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from m4bench import __version__
 from m4bench.cli import analyze as analyze_cli
@@ -65,7 +66,8 @@ def main() -> None:
     except M4BenchError as exc:
         # soft_wrap: a long path in a message must stay whole, whatever the terminal width
         console = Console(stderr=True, soft_wrap=True)
-        console.print(f"[bold red]error:[/] {exc.message}", highlight=False)
+        # escape: messages quote fields ("[case.2.name]"), patterns and paths verbatim
+        console.print(f"[bold red]error:[/] {escape(exc.message)}", highlight=False)
         if exc.hint:
-            console.print(f"[yellow]hint:[/] {exc.hint}", highlight=False)
+            console.print(f"[yellow]hint:[/] {escape(exc.hint)}", highlight=False)
         sys.exit(2)

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from m4bench.cli.common import HomeOption, make_console, resolve_home, source_for_tasks
@@ -91,16 +92,18 @@ def show_report(report: SetupReport, console: Console) -> bool:
     built = sum(1 for _, action in report.catalogs if action == "built")
     console.print(f"agent catalogs: {built} built, {len(report.catalogs) - built} up to date")
     for name, reason in report.skipped:
-        console.print(f"[yellow]skipped[/] {name}: {reason}")
+        console.print(f"[yellow]skipped[/] {name}: {escape(reason)}", highlight=False)
     ok = True
     for name, problem in report.verified:
         ok &= problem is None
         console.print(
             f"{'[green]verified' if problem is None else '[red]differs'}[/] {name}"
-            + (f": {problem}" if problem else "")
+            + (f": {escape(problem)}" if problem else ""),
+            highlight=False,
         )
     for result in report.equivalence:
         ok &= result.ok
         mark = "[green]equivalent[/]" if result.ok else "[red]NOT equivalent[/]"
-        console.print(f"{mark} {result.variant} {result.name}: {result.detail}", highlight=False)
+        detail = escape(result.detail)
+        console.print(f"{mark} {result.variant} {result.name}: {detail}", highlight=False)
     return ok
