@@ -44,7 +44,8 @@ rows = [{ subject_id = 9, hadm_id = 90, stay_id = 900, intime = 2150-01-01T08:00
 
 
 @pytest.mark.parametrize(
-    ("task", "count"), [("mimic-meld-24h", 5), ("eicu-gcs", 4), ("mimic-kdigo-48h", 7)]
+    ("task", "count"),
+    [("mimic-meld-24h", 5), ("eicu-gcs", 4), ("mimic-kdigo-48h", 7), ("mimic-sirs-24h-raw", 4)],
 )
 def test_the_shipped_cases_pass(task: str, count: int) -> None:
     results = run_cases(load_catalog().task(task))
@@ -52,26 +53,30 @@ def test_the_shipped_cases_pass(task: str, count: int) -> None:
     assert [r.problems for r in results if not r.passed] == []
 
 
-def test_an_eicu_window_off_by_one_minute_is_caught(tmp_path: Path) -> None:
-    shutil.copytree(CATALOG_ROOT / "gcs", tmp_path / "gcs")
-    replace_in(tmp_path / "gcs" / "reference-eicu.sql", "<= 1440", "< 1440")
-    task = load_catalog(tmp_path, extra_roots=()).task("eicu-gcs")
-    failed = [(r.case, r.problems) for r in run_cases(task) if not r.passed]
-    assert failed == [
-        (
-            "charting-outside-the-window-ignored",
-            ("patientunitstayid=2: gcs_min is 15, expected 14",),
-        )
-    ]
+# (family, file, text, changed to, task, the case that must fail, its problem)
+MISTAKES = [
+    ("meld", "reference.sql", "THEN 12", "THEN 10", "mimic-meld-24h",
+     "sodium-correction-above-eleven", "stay_id=400: meld is 26.6, expected 27.92"),
+    ("gcs", "reference-eicu.sql", "<= 1440", "< 1440", "eicu-gcs",
+     "charting-outside-the-window-ignored", "patientunitstayid=2: gcs_min is 15, expected 14"),
+    ("sirs", "reference.sql", "> 90.0", ">= 90.0", "mimic-sirs-24h-raw",
+     "values-on-the-thresholds-score-zero", "stay_id=200: heart_rate_score is 1, expected 0"),
+    ("kdigo", "reference.sql", ">= ie.intime", ">= ie.intime - INTERVAL 2 HOUR", "mimic-kdigo-48h",
+     "only-the-first-48-hours-count", "stay_id=400: aki_stage is 2, expected 1"),
+]  # fmt: skip
 
 
-def test_a_changed_rule_fails_the_case_that_pins_it(meld_root: Path) -> None:
-    replace_in(meld_root / "meld" / "reference.sql", "THEN 12", "THEN 10")
-    failed = {r.case: r.problems for r in run_cases(meld(meld_root)) if not r.passed}
-    assert list(failed) == ["sodium-correction-above-eleven"]
-    assert failed["sodium-correction-above-eleven"] == (
-        "stay_id=400: meld is 26.6, expected 27.92",
-    )
+@pytest.mark.parametrize(("family", "file", "text", "changed", "task", "case", "problem"), MISTAKES)
+def test_a_changed_rule_fails_the_case_that_pins_it(
+    tmp_path: Path, family: str, file: str, text: str, changed: str, task: str, case: str,
+    problem: str,
+) -> None:  # fmt: skip
+    shutil.copytree(CATALOG_ROOT / family, tmp_path / family)
+    replace_in(tmp_path / family / file, text, changed)
+    results = run_cases(load_catalog(tmp_path, extra_roots=()).task(task))
+    failed = {r.case: r.problems for r in results if not r.passed}
+    assert list(failed) == [case]
+    assert problem in failed[case]
 
 
 def test_the_window_case_needs_its_rebuild(meld_root: Path) -> None:
@@ -145,7 +150,7 @@ def test_the_cli_runs_cases_and_fails_on_a_failure(
     ok = runner.invoke(app, ["tasks", "test"], env={"COLUMNS": "200"})
     assert ok.exit_code == 0, ok.output
     assert "pass mimic-meld-24h rrt-caps-creatinine" in ok.output
-    assert "16 cases in 3 tasks: 16 passed, 0 failed" in ok.output
+    assert "20 cases in 4 tasks: 20 passed, 0 failed" in ok.output
     shown = runner.invoke(app, ["tasks", "show", "mimic-meld-24h"], env={"COLUMNS": "200"})
     assert "patient cases     5 (m4bench tasks test mimic-meld-24h)" in shown.output
     uncovered = runner.invoke(app, ["tasks", "test", "mimic-sofa-24h"], env={"COLUMNS": "200"})
