@@ -45,7 +45,13 @@ rows = [{ subject_id = 9, hadm_id = 90, stay_id = 900, intime = 2150-01-01T08:00
 
 @pytest.mark.parametrize(
     ("task", "count"),
-    [("mimic-meld-24h", 5), ("eicu-gcs", 4), ("mimic-kdigo-48h", 7), ("mimic-sirs-24h-raw", 4)],
+    [
+        ("mimic-meld-24h", 5),
+        ("eicu-gcs", 4),
+        ("mimic-kdigo-48h", 7),
+        ("mimic-sirs-24h-raw", 4),
+        ("mimic-charlson-raw", 5),
+    ],
 )
 def test_the_shipped_cases_pass(task: str, count: int) -> None:
     results = run_cases(load_catalog().task(task))
@@ -63,6 +69,8 @@ MISTAKES = [
      "values-on-the-thresholds-score-zero", "stay_id=200: heart_rate_score is 1, expected 0"),
     ("kdigo", "reference.sql", ">= ie.intime", ">= ie.intime - INTERVAL 2 HOUR", "mimic-kdigo-48h",
      "only-the-first-48-hours-count", "stay_id=400: aki_stage is 2, expected 1"),
+    ("charlson", "reference.sql", "WHEN ag.age <= 50", "WHEN ag.age < 50", "mimic-charlson-raw",
+     "age-bands-without-diagnoses", "hadm_id=10: age_score is 1, expected 0"),
 ]  # fmt: skip
 
 
@@ -150,7 +158,7 @@ def test_the_cli_runs_cases_and_fails_on_a_failure(
     ok = runner.invoke(app, ["tasks", "test"], env={"COLUMNS": "200"})
     assert ok.exit_code == 0, ok.output
     assert "pass mimic-meld-24h rrt-caps-creatinine" in ok.output
-    assert "20 cases in 4 tasks: 20 passed, 0 failed" in ok.output
+    assert "25 cases in 5 tasks: 25 passed, 0 failed" in ok.output
     shown = runner.invoke(app, ["tasks", "show", "mimic-meld-24h"], env={"COLUMNS": "200"})
     assert "patient cases     5 (m4bench tasks test mimic-meld-24h)" in shown.output
     uncovered = runner.invoke(app, ["tasks", "test", "mimic-sofa-24h"], env={"COLUMNS": "200"})
