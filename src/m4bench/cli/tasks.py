@@ -12,12 +12,10 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from m4bench.cli.common import HomeOption, make_console, resolve_home
-from m4bench.concepts.library import ConceptLibrary
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
 from m4bench.sources.layout import list_source_names, load_source
-from m4bench.tasks.card import DERIVED_SCHEMA
-from m4bench.tasks.case_run import run_cases, task_cases
+from m4bench.tasks.case_run import run_task_cases, task_cases
 from m4bench.tasks.cases import cases_path
 from m4bench.tasks.catalog import TASKS_ENV, Task, extra_task_roots, load_catalog
 from m4bench.tasks.lint import lint_catalog
@@ -119,7 +117,7 @@ def _cases_summary(task: Task) -> str:
     try:
         return f"{len(task_cases(task))} (m4bench tasks test {task.name})"
     except M4BenchError as exc:
-        return f"cases.toml does not load: {exc.message}"
+        return escape(f"cases.toml does not load: {exc.message}")
 
 
 @app.command("lint")
@@ -168,20 +166,15 @@ def test_command(
     console = make_console()
     uncovered = [task for task in tasks if task not in chosen] if names else []
     for task in uncovered:
-        console.print(f"[red]no cases[/] {task.name}: no {cases_path(task.dir)}", highlight=False)
-    libraries: dict[str, ConceptLibrary | None] = {}
+        console.print(f"[red]no cases[/] {task.name}: no {escape(str(cases_path(task.dir)))}")
     failed = total = 0
-    for task in chosen:
-        dataset = task.card.dataset
-        if dataset not in libraries:
-            libraries[dataset] = ConceptLibrary.load(dataset) if DERIVED_SCHEMA[dataset] else None
-        for result in run_cases(task, libraries[dataset]):
-            total += 1
-            failed += not result.passed
-            mark = "[green]pass[/]" if result.passed else "[red]FAIL[/]"
-            console.print(f"{mark} {escape(result.task)} {escape(result.case)}", highlight=False)
-            for problem in result.problems:
-                console.print(f"     {escape(problem)}", highlight=False)
+    for result in run_task_cases(chosen):
+        total += 1
+        failed += not result.passed
+        mark = "[green]pass[/]" if result.passed else "[red]FAIL[/]"
+        console.print(f"{mark} {escape(result.task)} {escape(result.case)}", highlight=False)
+        for problem in result.problems:
+            console.print(f"     {escape(problem)}", highlight=False)
     console.print(
         f"{total} cases in {len(chosen)} tasks: {total - failed} passed, {failed} failed",
         highlight=False,
@@ -222,7 +215,7 @@ def copy_command(
     if into not in roots:
         console.print(f"next: export {TASKS_ENV}={into}", highlight=False)
     console.print(
-        "then edit its reference, instruction, skills, mutants and coverage, "
+        "then edit its reference, instruction, skills, patient cases, mutants and coverage, "
         "and run `m4bench tasks lint` (see docs/tasks.md)",
         highlight=False,
     )

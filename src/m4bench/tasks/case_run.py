@@ -8,6 +8,7 @@ do not insert, or whose reference fails, fails with that message; the others sti
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -52,6 +53,16 @@ def run_cases(task: Task, library: ConceptLibrary | None = None) -> list[CaseRes
     if cases and library is None and DERIVED_SCHEMA[task.card.dataset]:
         library = ConceptLibrary.load(task.card.dataset)
     return [run_case(task, case, library) for case in cases]
+
+
+def run_task_cases(tasks: Iterable[Task]) -> Iterator[CaseResult]:
+    """The cases of every task, in order; each dataset's concept library loaded once."""
+    libraries: dict[str, ConceptLibrary | None] = {}
+    for task in tasks:
+        dataset = task.card.dataset
+        if dataset not in libraries:
+            libraries[dataset] = ConceptLibrary.load(dataset) if DERIVED_SCHEMA[dataset] else None
+        yield from run_cases(task, libraries[dataset])
 
 
 def run_case(task: Task, case: Case, library: ConceptLibrary | None) -> CaseResult:
