@@ -17,7 +17,13 @@ from m4bench.home import DataHome
 from m4bench.sources.layout import list_source_names, load_source
 from m4bench.tasks.case_run import run_task_cases, task_cases
 from m4bench.tasks.cases import cases_path
-from m4bench.tasks.catalog import TASKS_ENV, Task, extra_task_roots, load_catalog
+from m4bench.tasks.catalog import (
+    CATALOG_ROOT,
+    TASKS_ENV,
+    Task,
+    extra_task_roots,
+    load_catalog,
+)
 from m4bench.tasks.lint import lint_catalog
 from m4bench.tasks.reference import run_reference, write_reference
 from m4bench.tasks.task_copy import CopyRequest, copy_task
@@ -206,13 +212,14 @@ def copy_command(
             param_hint="--into",
         )
     into = into_option.expanduser().resolve() if into_option is not None else roots[0]
-    extra = roots if into in roots or not into.is_dir() else (*roots, into)
+    known = (CATALOG_ROOT.resolve(), *roots)  # the package's catalog, for its own authors
+    extra = roots if into in known or not into.is_dir() else (*roots, into)
     catalog = load_catalog(extra_roots=extra)
     request = CopyRequest(catalog.task(name), new_name, family, into, author)
     created = copy_task(request, catalog)
     console = make_console()
     console.print(f"copied {name} to {created}", highlight=False)
-    if into not in roots:
+    if into not in known:
         console.print(f"next: export {TASKS_ENV}={into}", highlight=False)
     console.print(
         "then edit its reference, instruction, skills, patient cases, mutants and coverage, "
