@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from user_tasks import LOCAL_FAMILY, LOCAL_TASK, local_family
 
 from m4bench.cli import app
+from m4bench.demo.stages import shipped_task_names
 from m4bench.errors import M4BenchError
 from m4bench.runner.conditions import all_skills
 from m4bench.tasks.catalog import CATALOG_ROOT, TASKS_ENV, extra_task_roots, load_catalog
@@ -114,3 +115,10 @@ def test_a_shipped_task_borrows_skills_from_shipped_tasks_only(
     assert [s.origin for s in shipped_all] == [s.origin for s in all_skills(kdigo, load_catalog())]
     assert {s.origin for s in all_skills(ours, catalog)} >= {"mimic-meld-0-24h/meld-score"}
     assert catalog.peers(ours) == catalog.tasks
+
+
+def test_the_demo_keeps_to_the_shipped_tasks(user_root: Path) -> None:
+    assert LOCAL_TASK in load_catalog().names
+    assert LOCAL_TASK not in shipped_task_names()
+    assert shipped_task_names("eicu") == ["eicu-gcs", "eicu-oasis"]
+    assert sorted(shipped_task_names()) == sorted(load_catalog(extra_roots=()).names)

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from m4bench.demo.stages import DemoSources, Outcome, Unavailable
+from m4bench.demo.stages import DemoSources, Outcome, Unavailable, shipped_task_names
 from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_write_bytes, atomic_write_text
 from m4bench.home import DataHome
@@ -24,7 +24,10 @@ def preflight(home: DataHome, names: DemoSources, sandbox: str, data_ok: bool) -
 
     if not data_ok:
         raise Unavailable("the data stages did not finish")
-    checks = run_preflight(home, PreflightOptions(sources=names.by_dataset(), sandbox=sandbox))
+    options = PreflightOptions(
+        sources=names.by_dataset(), sandbox=sandbox, tasks=shipped_task_names()
+    )
+    checks = run_preflight(home, options)
     failed = [c for c in checks if not c.ok]
     if failed:
         raise M4BenchError(
