@@ -113,6 +113,18 @@ class TaskCard(_Section):
         return sorted(dropped)
 
 
+def name_rule_problems(name: str, dataset: str, mode: str) -> list[str]:
+    """What breaks the naming rules in a task name: the database prefix, and the -raw
+    suffix that raw tasks, and only they, carry (datasets with derived tables only)."""
+    problems = []
+    prefix = NAME_PREFIX[dataset]
+    if not name.startswith(prefix):
+        problems.append(f"a {dataset} task name starts with {prefix!r}")
+    if DERIVED_SCHEMA[dataset] and (mode == "raw") != name.endswith("-raw"):
+        problems.append("raw tasks, and only they, end with '-raw'")
+    return problems
+
+
 def parse_card(text: str, path: Path) -> TaskCard:
     """Parse and validate card text; errors name the file and the offending field."""
     try:

@@ -15,7 +15,13 @@ from pathlib import Path
 from m4bench.concepts.library import ConceptLibrary
 from m4bench.errors import M4BenchError
 from m4bench.sources.schema import dataset_schema
-from m4bench.tasks.card import CARD_FILE, DERIVED_SCHEMA, NAME_PREFIX, line_of, load_card
+from m4bench.tasks.card import (
+    CARD_FILE,
+    DERIVED_SCHEMA,
+    line_of,
+    load_card,
+    name_rule_problems,
+)
 from m4bench.tasks.case_run import task_cases
 from m4bench.tasks.cases import cases_path
 from m4bench.tasks.catalog import (
@@ -186,7 +192,6 @@ def _lint_card(task_dir: Path, findings: list[Finding]) -> Task | None:
 def _card_rules(task: Task) -> Iterator[Finding]:
     card, path = task.card, task.card_path
     text = path.read_text(encoding="utf-8")
-    prefix = NAME_PREFIX[card.dataset]
     if card.name != task.dir.name:
         yield Finding(
             "card-name",
@@ -194,17 +199,8 @@ def _card_rules(task: Task) -> Iterator[Finding]:
             line_of(text, "name"),
             f"name {card.name!r} differs from its folder {task.dir.name!r}",
         )
-    if not card.name.startswith(prefix):
-        yield Finding(
-            "card-name",
-            path,
-            line_of(text, "name"),
-            f"a {card.dataset} task name starts with {prefix!r}",
-        )
-    if DERIVED_SCHEMA[card.dataset] and (card.mode == "raw") != card.name.endswith("-raw"):
-        yield Finding(
-            "card-name", path, line_of(text, "name"), "raw tasks, and only they, end with '-raw'"
-        )
+    for problem in name_rule_problems(card.name, card.dataset, card.mode):
+        yield Finding("card-name", path, line_of(text, "name"), problem)
     if card.family != task.family_dir.name:
         yield Finding(
             "card-family",

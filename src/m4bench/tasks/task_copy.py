@@ -21,7 +21,7 @@ import yaml
 
 from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_write_text
-from m4bench.tasks.card import CARD_FILE, DERIVED_SCHEMA, NAME_PREFIX, load_card
+from m4bench.tasks.card import CARD_FILE, load_card, name_rule_problems
 from m4bench.tasks.catalog import (
     PROVENANCE_FILE,
     Catalog,
@@ -70,13 +70,10 @@ def check_request(request: CopyRequest, catalog: Catalog) -> None:
     for label, value in (("task name", request.name), ("family", request.family)):
         if not _NAME.match(value):
             raise M4BenchError(f"{label} {value!r}: use lower-case words joined by hyphens")
-    prefix = NAME_PREFIX[card.dataset]
-    if not request.name.startswith(prefix):
-        raise M4BenchError(f"{request.name!r}: a {card.dataset} task name starts with {prefix!r}")
-    if DERIVED_SCHEMA[card.dataset] and (card.mode == "raw") != request.name.endswith("-raw"):
+    problems = name_rule_problems(request.name, card.dataset, card.mode)
+    if problems:
         raise M4BenchError(
-            f"{request.name!r}: {request.task.name} is a {card.mode} task, and raw tasks, "
-            "and only they, end with '-raw'"
+            f"{request.name!r}: {problems[0]} ({request.task.name} is a {card.mode} task)"
         )
     if request.name in catalog.names:
         raise M4BenchError(f"a task named {request.name!r} exists already")
