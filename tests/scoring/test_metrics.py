@@ -125,3 +125,20 @@ def test_row_level_diff_lists_every_problem_row(
         ("mismatch", 2, "2", "10.0", "11.0", False),
         ("missing", None, "4", "6.0", None, False),
     ]
+
+
+def test_diff_lists_missing_rows_in_truth_order(
+    make_truth: TruthMaker, make_output: OutputMaker, tmp_path: Path
+) -> None:
+    # Truth keys 8, 9, 10, 11 in that order: as text, "10" and "11" would sort first.
+    truth = make_truth("SELECT k, k * 1.0 AS x, 5.0 AS y FROM range(8, 12) r(k)")
+    output = make_output("k,x,y\n9,0,5\n")
+    diff = tmp_path / "diff.parquet"
+    score_output(spec_for(["k"], ["x", "y"]), truth, output, diff_path=diff)
+    rows = duckdb.sql(f"SELECT status, agent_row, k FROM '{diff}'").fetchall()
+    assert rows == [
+        ("mismatch", 1, "9"),
+        ("missing", None, "8"),
+        ("missing", None, "10"),
+        ("missing", None, "11"),
+    ]

@@ -16,7 +16,9 @@ from m4bench.tasks.evaluation import EvaluationSpec
 PRESENT = "a.rn IS NOT NULL"
 # In the full join of truth and output, rows with no truth side are the output's extras.
 IN_TRUTH = f"t.{TRUTH_ROW} IS NOT NULL"
-RAW_JOIN = f"LEFT JOIN {AGENT_TABLE} r ON r.rn = a.rn"
+# The raw texts of uncastable cells, joined by row number; only rows that have one
+# (``u`` is NULL on every other row), so the join's hash table stays small.
+RAW_JOIN = f"LEFT JOIN (SELECT rn, u FROM {AGENT_TABLE} WHERE u IS NOT NULL) r ON r.rn = a.rn"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from m4bench.fileio import atomic_path
 from m4bench.scoring.agent_table import AGENT_TABLE, FIRST_TABLE, AgentLayout, key_text
 from m4bench.scoring.cells import RAW_JOIN, cell_sql, join_condition
 from m4bench.scoring.sqltypes import quote_ident, quote_literal
-from m4bench.scoring.truth import TRUTH_VIEW, TruthTable
+from m4bench.scoring.truth import TRUTH_ROW, TRUTH_VIEW, TruthTable
 from m4bench.tasks.evaluation import EvaluationSpec
 
 
@@ -35,10 +35,12 @@ def write_diff(
     or does not cast; ``duplicate``: a repeated agent row of a truth key.
     """
     query = f"{_truth_side(spec, truth, layout)} UNION ALL {_agent_side(spec, truth, layout)}"
-    order = ", ".join(str(position + 3) for position in range(len(spec.key_columns)))
+    # Sorted on integers only: a missing row has no output row, and its truth row
+    # (``truth_row``, not written) orders it; every other row has an output row of its own.
     with atomic_path(target) as tmp:
         con.execute(
-            f"COPY ({query} ORDER BY 1, 2 NULLS FIRST, {order}) "
+            f"COPY (SELECT * EXCLUDE (truth_row) FROM ({query}) "
+            "ORDER BY status, agent_row NULLS FIRST, truth_row) "
             f"TO {quote_literal(str(tmp))} (FORMAT parquet)"
         )
 
@@ -69,7 +71,7 @@ def _truth_side(spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout) ->
     values, matches = _values(spec, truth, layout, joined=True)
     return (
         "SELECT CASE WHEN a.rn IS NULL THEN 'missing' ELSE 'mismatch' END AS status, "
-        f"a.rn + 1 AS agent_row, {', '.join(keys + values)} "
+        f"a.rn + 1 AS agent_row, t.{TRUTH_ROW} AS truth_row, {', '.join(keys + values)} "
         f"FROM {TRUTH_VIEW} t LEFT JOIN {FIRST_TABLE} a ON {join_condition(spec, truth)} "
         f"{RAW_JOIN} WHERE NOT ({' AND '.join(matches)})"
     )
@@ -86,7 +88,7 @@ def _agent_side(spec: EvaluationSpec, truth: TruthTable, layout: AgentLayout) ->
     foreign = "(NOT a.key_ok OR t.hit IS NULL)"
     return (
         f"SELECT CASE WHEN {foreign} THEN 'extra' ELSE 'duplicate' END AS status, "
-        f"a.rn + 1 AS agent_row, {', '.join(keys + values)} "
+        f"a.rn + 1 AS agent_row, NULL AS truth_row, {', '.join(keys + values)} "
         f"FROM {AGENT_TABLE} a LEFT JOIN {hits} t ON {join_condition(spec, truth)} "
         f"LEFT JOIN {FIRST_TABLE} f ON f.rn = a.rn "
         f"WHERE {foreign} OR f.rn IS NULL"
