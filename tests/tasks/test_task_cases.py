@@ -43,16 +43,33 @@ rows = [{ subject_id = 9, hadm_id = 90, stay_id = 900, intime = 2150-01-01T08:00
 """
 
 
-@pytest.mark.parametrize(
-    ("task", "count"),
-    [
-        ("mimic-meld-24h", 5),
-        ("eicu-gcs", 4),
-        ("mimic-kdigo-48h", 7),
-        ("mimic-sirs-24h-raw", 4),
-        ("mimic-charlson-raw", 5),
-    ],
-)
+# Every shipped task with patient cases, and how many it has.
+SHIPPED_CASES = [
+    ("mimic-meld-24h", 5),
+    ("eicu-gcs", 4),
+    ("mimic-kdigo-48h", 7),
+    ("mimic-sirs-24h-raw", 4),
+    ("mimic-charlson-raw", 5),
+    ("mimic-apsiii-24h", 6),
+    ("mimic-creatinine-baseline", 5),
+    ("eicu-oasis", 5),
+    ("mimic-oasis-24h", 5),
+    ("mimic-sapsii-24h", 6),
+    ("mimic-sepsis3-raw", 5),
+    ("mimic-sofa-24h", 6),
+    ("mimic-suspicion-infection", 5),
+    ("mimic-urine-output-rate", 5),
+    ("mimic-vasopressor-equivalents", 5),
+    ("mimic-ventilation", 5),
+]
+
+
+def test_every_task_with_cases_is_listed() -> None:
+    with_cases = {task.name for task in load_catalog().tasks if task_cases(task)}
+    assert with_cases == {task for task, _ in SHIPPED_CASES}
+
+
+@pytest.mark.parametrize(("task", "count"), SHIPPED_CASES)
 def test_the_shipped_cases_pass(task: str, count: int) -> None:
     results = run_cases(load_catalog().task(task))
     assert len(results) == count
@@ -158,11 +175,12 @@ def test_the_cli_runs_cases_and_fails_on_a_failure(
     ok = runner.invoke(app, ["tasks", "test"], env={"COLUMNS": "200"})
     assert ok.exit_code == 0, ok.output
     assert "pass mimic-meld-24h rrt-caps-creatinine" in ok.output
-    assert "25 cases in 5 tasks: 25 passed, 0 failed" in ok.output
+    total = sum(count for _, count in SHIPPED_CASES)
+    assert f"{total} cases in {len(SHIPPED_CASES)} tasks: {total} passed, 0 failed" in ok.output
     shown = runner.invoke(app, ["tasks", "show", "mimic-meld-24h"], env={"COLUMNS": "200"})
     assert "patient cases     5 (m4bench tasks test mimic-meld-24h)" in shown.output
-    uncovered = runner.invoke(app, ["tasks", "test", "mimic-sofa-24h"], env={"COLUMNS": "200"})
-    assert uncovered.exit_code == 1 and "no cases mimic-sofa-24h" in uncovered.output
+    uncovered = runner.invoke(app, ["tasks", "test", "mimic-sofa-24h-raw"], env={"COLUMNS": "200"})
+    assert uncovered.exit_code == 1 and "no cases mimic-sofa-24h-raw" in uncovered.output
     # A user copy of the family under a new name, with one wrong expectation.
     ours = meld_root.parent / "ours"
     replace_in(local_family(ours) / "cases.toml", "meld = 40.0", "meld = 39.0")
