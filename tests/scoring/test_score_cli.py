@@ -52,6 +52,25 @@ def test_summary_names_the_counts_and_the_failed_checks(inputs: list[str]) -> No
     assert "null tokens: empty" in result.output
     assert "precision 1.0000 recall 1.0000" in result.output
     assert "fail score_accuracy[rate]" in result.output
+    assert "pass output_exists\n" in result.output
+    assert "rate at stay_id=2: truth 20.0, agent NA (not readable as the truth's type)" in (
+        result.output
+    )
+    assert "rate at stay_id=3: truth 30.0, agent 31.0 (outside the tolerance)" in result.output
+
+
+def test_summary_shows_missing_and_extra_keys(
+    tmp_path: Path, make_truth: TruthMaker, make_output: OutputMaker
+) -> None:
+    spec = tmp_path / "spec.json"
+    spec.write_text(spec_for(["stay_id"], ["rate", "label"]).model_dump_json())
+    output = make_output("stay_id,rate,label\n1,10.0,a\n2,20.0,b\n9,1.0,z\n")
+    args = ["score", "--spec", str(spec), "--truth", str(make_truth(TRUTH))]
+    result = runner.invoke(app, [*args, "--output", str(output)], env={"COLUMNS": "200"})
+    assert "  missing keys: stay_id=3; stay_id=4\n" in result.output
+    assert "  extra keys: stay_id=9\n" in result.output
+    quiet = runner.invoke(app, [*args, "--output", str(output), "--sample-size", "0"])
+    assert "first disagreements" not in quiet.output
 
 
 def test_null_tokens_option_decides_how_na_reads(inputs: list[str]) -> None:

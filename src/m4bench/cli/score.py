@@ -223,8 +223,47 @@ def show_score(score: Score, console: Console) -> None:
     )
     for check in score.checks:
         mark = "[green]pass[/]" if check.passed else "[red]fail[/]"
-        console.print(f"  {mark} {escape(check.name)}: {escape(check.detail)}", highlight=False)
+        detail = f": {escape(check.detail)}" if check.detail else ""
+        console.print(f"  {mark} {escape(check.name)}{detail}", highlight=False)
+    _show_samples(score, console)
     if score.failure:
         console.print(f"[red]output not compared: {score.failure}[/]")
     for note in score.diagnostics:
         console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
+
+
+def _show_samples(score: Score, console: Console) -> None:
+    """The first disagreeing cells of each column and the first missing and extra keys,
+    in truth order (as many as ``--sample-size``)."""
+    lines = [
+        f"  {column.column} at {_key(sample.key)}: truth {_cell(sample.truth)}, "
+        f"agent {_cell(sample.agent)} ({_REASONS[sample.reason]})"
+        for column in score.columns
+        for sample in column.mismatch_sample
+    ]
+    keys = score.keys
+    for label, sample in (("missing", keys.missing_key_sample), ("extra", keys.extra_key_sample)):
+        if sample:
+            lines.append(f"  {label} keys: {'; '.join(_key(key) for key in sample)}")
+    if lines:
+        console.print("first disagreements:")
+        for line in lines:
+            console.print(escape(line), highlight=False)
+
+
+_REASONS = {
+    "value": "outside the tolerance",
+    "uncastable": "not readable as the truth's type",
+    "agent_null": "agent cell empty",
+    "truth_null": "truth is null",
+}
+
+
+def _key(key: dict[str, str | None]) -> str:
+    return ", ".join(f"{name}={_cell(value)}" for name, value in key.items())
+
+
+def _cell(value: str | None) -> str:
+    return (
+        "null" if value is None else repr(value) if value.strip() != value or not value else value
+    )
