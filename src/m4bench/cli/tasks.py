@@ -28,7 +28,10 @@ from m4bench.tasks.lint import lint_catalog
 from m4bench.tasks.reference import run_reference, write_reference
 from m4bench.tasks.task_copy import CopyRequest, copy_task
 
-app = typer.Typer(help="List, inspect and lint the task catalog.", no_args_is_help=True)
+app = typer.Typer(
+    help="List, inspect, lint and test the task catalog; copy a task to start your own.",
+    no_args_is_help=True,
+)
 
 
 def task_summary(task: Task) -> dict[str, Any]:
