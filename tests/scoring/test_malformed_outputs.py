@@ -161,6 +161,26 @@ def test_time_limit_stops_a_long_comparison(
     assert score.reward == 0.0
 
 
+def test_time_limit_stops_a_long_diff_and_the_score_stands(
+    make_truth: TruthMaker, make_output: OutputMaker, tmp_path: Path
+) -> None:
+    truth_sql, answer = _exact_answer(3000, 1.5)
+    truth, output = make_truth(truth_sql), make_output(answer.replace("\n7,", "\n7000000,"))
+    full = score_output(SPEC, truth, output)
+    diff = tmp_path / "diff.parquet"
+    with pytest.MonkeyPatch.context() as patch:
+        # A diff that would take minutes: the limit of the whole score cuts it short.
+        patch.setattr(
+            "m4bench.scoring.engine.write_diff",
+            lambda con, *_: con.execute("SELECT sum(i * i) FROM range(100000000000) r(i)"),
+        )
+        options = ScoreOptions(time_limit_seconds=2)
+        cut = score_output(SPEC, truth, output, options=options, diff_path=diff)
+    assert not diff.exists()
+    assert cut.failure is None and cut.reward == full.reward < 1.0
+    assert "the time limit (time_limit_seconds) ran out" in cut.diagnostics[-1]
+
+
 def test_unwritable_scratch_space_is_a_resource_limit(
     make_truth: TruthMaker, make_output: OutputMaker
 ) -> None:

@@ -112,10 +112,12 @@ class Scorer:
         parsed = self._scratch / f"agent-{self._scored}.parquet"
         outcome = _Outcome(inspection=inspect_output(output, options))
         if outcome.inspection.failure is None:
+            # One time limit for the comparison and the diff: a diff cut short is
+            # not written, and the score stands.
             with _deadline(con, options.time_limit_seconds):
                 _compare(con, self.spec, self.truth, (output, parsed), options, outcome)
-            if diff_path is not None and outcome.layout is not None:
-                _write_diff(con, self.spec, self.truth, diff_path, outcome.layout, outcome)
+                if diff_path is not None and outcome.layout is not None:
+                    _write_diff(con, self.spec, self.truth, diff_path, outcome.layout, outcome)
         score = _assemble(self.spec, self.truth, options, outcome)
         if outcome.engine_broken:
             # DuckDB invalidates a database after an internal error; start afresh.
@@ -242,6 +244,10 @@ def _write_diff(
 ) -> None:
     try:
         write_diff(con, spec, table, layout, diff_path)
+    except duckdb.InterruptException:
+        outcome.inspection.diagnostics.append(
+            "row-level diff not written: the time limit (time_limit_seconds) ran out"
+        )
     except (duckdb.Error, OSError) as exc:
         outcome.inspection.diagnostics.append(f"row-level diff not written: {exc}")
 
