@@ -264,6 +264,8 @@ def _key(key: dict[str, str | None]) -> str:
 
 
 def _cell(value: str | None) -> str:
-    return (
-        "null" if value is None else repr(value) if value.strip() != value or not value else value
-    )
+    if value is None:
+        return "null"
+    if not value or value.strip() != value:
+        return repr(value)  # blanks made visible
+    return value
