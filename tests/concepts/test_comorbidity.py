@@ -1,6 +1,6 @@
 """Comorbidity concepts (charlson, creatinine_baseline) on hand-built admissions.
 
-Expected values are worked out from the rules (clinical-concepts B.2, B.3), not from the SQL.
+Expected values are worked out from the clinical rules, not from the SQL.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Demographic and time-scaffolding concepts on hand-built patients.
 
-Expected rows are worked out from the rules (clinical-concepts A.1, A.3.3), not from the SQL.
+Expected rows are worked out from the clinical rules, not from the SQL.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""First-day aggregates on hand-inserted upstream rows (clinical-concepts A.6).
+"""First-day aggregates on hand-inserted upstream rows.
 
 Each test builds the concept once on empty inputs (which creates the upstream tables),
 inserts upstream rows by hand, then rebuilds only the first-day table, so the windows,

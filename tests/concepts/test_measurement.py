@@ -1,6 +1,6 @@
 """Laboratory panels and charted measurements on hand-built patients.
 
-Expected rows are worked out from the rules (clinical-concepts A.2, A.3), not from the SQL.
+Expected rows are worked out from the clinical rules, not from the SQL.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Medication concepts on hand-built infusions and prescriptions.
 
-Expected rows are worked out from the rules (clinical-concepts A.5, B.14), not from the SQL.
+Expected rows are worked out from the clinical rules, not from the SQL.
 """
 
 from __future__ import annotations

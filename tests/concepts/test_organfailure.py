@@ -1,7 +1,6 @@
 """Kidney and organ-failure concepts on hand-built stays.
 
-Expected rows are worked out from the rules (clinical-concepts A.7, A.9 lods, B.5, B.6), not
-from the SQL.
+Expected rows are worked out from the clinical rules, not from the SQL.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Severity scores (sirs, oasis, sapsii, apsiii) on hand-built stays, bin by bin.
 
 Each case is one ICU stay whose inputs put one component into one bin; expected points are
-read from the rules (clinical-concepts A.9, B.1, B.7, B.8, B.10), not from the SQL.
+read from the clinical rules, not from the SQL.
 """
 
 from __future__ import annotations

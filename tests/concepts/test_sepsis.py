@@ -1,7 +1,6 @@
 """Sepsis concepts (suspicion_of_infection, sofa, sepsis3, first_day_sofa) on hand-built stays.
 
-Expected rows are worked out from the rules (clinical-concepts A.8, B.9, B.11, B.12), not from
-the SQL.
+Expected rows are worked out from the clinical rules, not from the SQL.
 """
 
 from __future__ import annotations

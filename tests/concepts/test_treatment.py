@@ -1,6 +1,6 @@
 """Treatment concepts (ventilation, crrt, rrt, invasive_line) on hand-built stays.
 
-Expected rows are worked out from the rules (clinical-concepts A.4, B.15), not from the SQL.
+Expected rows are worked out from the clinical rules, not from the SQL.
 """
 
 from __future__ import annotations
