@@ -41,6 +41,21 @@ def test_run_command_records_an_oracle_run(bench: Bench, tmp_path: Path) -> None
     assert stored["format_version"] == 1 and stored["status"] == "ok"
 
 
+def test_run_command_shows_what_a_wrong_output_got_wrong(bench: Bench, tmp_path: Path) -> None:
+    sql = tmp_path / "wrong.sql"  # the right stays, every MELD a constant 6
+    sql.write_text("SELECT subject_id, hadm_id, stay_id, 6.0 AS meld FROM mimiciv_icu.icustays")
+    args = ["run", "--task", "mimic-meld-24h", "--agent", "replay", "--replay", str(sql)]
+    places = ["--source", SOURCE, "--home", str(bench.home.root), "--results", str(tmp_path)]
+    result = CliRunner().invoke(app, [*args, *places], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    shown = result.output.split("first disagreements:\n")[1].splitlines()
+    assert (
+        shown[0].startswith("  meld at stay_id=")
+        and "agent 6.0 (outside the tolerance)" in (shown[0])
+    )
+    assert not shown[1].startswith("  meld at")  # one sample per column in a run's summary
+
+
 def test_run_command_rejects_an_unknown_condition(bench: Bench, tmp_path: Path) -> None:
     args = [
         "run",

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from m4bench.cli.common import HomeOption, make_console, resolve_home
+from m4bench.cli.score import show_disagreements
 from m4bench.errors import M4BenchError
 from m4bench.runner import CONDITIONS, SCHEMAS, ResultRecord, RunOptions, RunSpec, execute_run
 from m4bench.runner.agent_choice import check_agent_name
@@ -128,6 +129,8 @@ def show_record(record: ResultRecord, run_dir: Path, console: Console) -> None:
         f"({escape(record.publishable_reason)})",
         highlight=False,
     )
+    if record.score is not None and not record.score.strict_pass:
+        show_disagreements(record.score, console, per_column=1)
     usage = record.usage
     console.print(
         f"tokens in {usage.input_uncached} + cached {usage.input_cache_read}, "

@@ -225,21 +225,21 @@ def show_score(score: Score, console: Console) -> None:
         mark = "[green]pass[/]" if check.passed else "[red]fail[/]"
         detail = f": {escape(check.detail)}" if check.detail else ""
         console.print(f"  {mark} {escape(check.name)}{detail}", highlight=False)
-    _show_samples(score, console)
+    show_disagreements(score, console)
     if score.failure:
         console.print(f"[red]output not compared: {score.failure}[/]")
     for note in score.diagnostics:
         console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
 
 
-def _show_samples(score: Score, console: Console) -> None:
-    """The first disagreeing cells of each column and the first missing and extra keys,
-    in truth order (as many as ``--sample-size``)."""
+def show_disagreements(score: Score, console: Console, per_column: int | None = None) -> None:
+    """The first disagreeing cells of each column (``per_column`` of them, default all
+    the score kept) and the first missing and extra keys, in truth order."""
     lines = [
         f"  {column.column} at {_key(sample.key)}: truth {_cell(sample.truth)}, "
         f"agent {_cell(sample.agent)} ({_REASONS[sample.reason]})"
         for column in score.columns
-        for sample in column.mismatch_sample
+        for sample in column.mismatch_sample[:per_column]
     ]
     keys = score.keys
     for label, sample in (("missing", keys.missing_key_sample), ("extra", keys.extra_key_sample)):
