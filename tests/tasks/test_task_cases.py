@@ -188,6 +188,9 @@ def test_the_cli_runs_cases_and_fails_on_a_failure(
     failing = runner.invoke(app, ["tasks", "test", "mimic-meld-local-24h"], env={"COLUMNS": "200"})
     assert failing.exit_code == 1, failing.output
     assert "FAIL mimic-meld-local-24h initial-score-capped-at-forty" in failing.output
+    assert "     rule: an initial MELD above 40 counts as 40 before the sodium term\n" in (
+        failing.output
+    )
     assert "stay_id=600: meld is 40, expected 39" in failing.output
 
 

@@ -182,6 +182,8 @@ def test_command(
         failed += not result.passed
         mark = "[green]pass[/]" if result.passed else "[red]FAIL[/]"
         console.print(f"{mark} {escape(result.task)} {escape(result.case)}", highlight=False)
+        if result.problems:
+            console.print(f"     rule: {escape(result.rule)}", highlight=False)
         for problem in result.problems:
             console.print(f"     {escape(problem)}", highlight=False)
     console.print(
