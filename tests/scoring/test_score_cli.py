@@ -53,6 +53,10 @@ def test_summary_names_the_counts_and_the_failed_checks(inputs: list[str]) -> No
     assert "precision 1.0000 recall 1.0000" in result.output
     assert "fail score_accuracy[rate]" in result.output
     assert "pass output_exists\n" in result.output
+    # rate: rows 1 and 4 exact, row 3 off by 1 of a 30 range, row 2 unreadable (error 1).
+    assert "ordered nMAE over 1 column: matched rows 0.2583, all truth rows 0.2583" in (
+        result.output
+    )
     assert "rate at stay_id=2: truth 20.0, agent NA (not readable as the truth's type)" in (
         result.output
     )

@@ -217,10 +217,12 @@ def show_score(score: Score, console: Console) -> None:
         f"precision {keys.precision:.4f} recall {keys.recall:.4f} F1 {keys.f1:.4f}"
     )
     nmae = score.ordered_error
-    console.print(
-        f"ordered nMAE over {len(nmae.columns)} columns: matched rows {nmae.nmae_matched_rows}, "
-        f"all truth rows {nmae.nmae_all_truth_rows}"
-    )
+    if nmae.columns:
+        count = f"{len(nmae.columns)} column{'s' if len(nmae.columns) > 1 else ''}"
+        console.print(
+            f"ordered nMAE over {count}: matched rows {_share(nmae.nmae_matched_rows)}, "
+            f"all truth rows {_share(nmae.nmae_all_truth_rows)}"
+        )
     for check in score.checks:
         mark = "[green]pass[/]" if check.passed else "[red]fail[/]"
         detail = f": {escape(check.detail)}" if check.detail else ""
@@ -257,6 +259,11 @@ _REASONS = {
     "agent_null": "agent cell empty",
     "truth_null": "truth is null",
 }
+
+
+def _share(value: float | None) -> str:
+    """An error in [0, 1] to four significant digits ("none" when no row allows one)."""
+    return "none" if value is None else f"{value:.4g}"
 
 
 def _key(key: dict[str, str | None]) -> str:
