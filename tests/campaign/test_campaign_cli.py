@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from m4bench.cli import app
@@ -54,6 +55,19 @@ def test_run_status_and_resume(tmp_path: Path, small_profile: Path) -> None:
     assert document["totals"] == {"done": done, "failed": failed, "missing": 0, "running": 0}
     assert len(document["cells"]) == 12
     assert sum(sum(c["failure_reasons"].values()) for c in document["cells"]) == failed
+    # Each cell's mean reward is that of its done runs, as their records say.
+    fields = ("task", "condition", "agent", "model", "reasoning")
+    records = [json.loads(path.read_text()) for path in results.glob("runs/*/result.json")]
+    for cell in document["cells"]:
+        rewards = [
+            r["reward"]
+            for r in records
+            if r["status"] == "done" and all(r[f] == cell[f] for f in fields)
+        ]
+        expected = sum(rewards) / len(rewards) if rewards else None
+        assert cell["mean_reward"] == (expected if expected is None else pytest.approx(expected))
+    assert any(cell["mean_reward"] is not None for cell in document["cells"])
+    assert "mean reward" in status.output
 
 
 def test_budget_stop_exits_nonzero(tmp_path: Path, small_profile: Path) -> None:

@@ -20,10 +20,18 @@ class CellStatus:
     missing: int = 0
     running: int = 0
     failure_reasons: dict[str, int] = field(default_factory=dict)
+    rewards: list[float] = field(default_factory=list)
+    """The rewards of the cell's done runs."""
 
     @property
     def planned(self) -> int:
         return self.done + self.failed + self.missing
+
+    @property
+    def mean_reward(self) -> float | None:
+        """Mean reward of the done runs (None before one is done); failed runs have
+        none to count."""
+        return sum(self.rewards) / len(self.rewards) if self.rewards else None
 
 
 @dataclass(frozen=True)
@@ -65,6 +73,8 @@ def campaign_status(results: ResultsDir) -> CampaignStatus:
             status.failure_reasons[reason] = status.failure_reasons.get(reason, 0) + 1
         else:
             status.done += 1
+            if result.reward is not None:
+                status.rewards.append(result.reward)
     planned = {run.run_id for run in manifest.runs}
     runs_dir = results.root / "runs"
     present = sorted(p.name for p in runs_dir.iterdir()) if runs_dir.is_dir() else []
@@ -104,6 +114,7 @@ def status_document(status: CampaignStatus) -> dict[str, object]:
             "missing": cell.missing,
             "running": cell.running,
             "failure_reasons": dict(sorted(cell.failure_reasons.items())),
+            "mean_reward": cell.mean_reward,
         }
         for cell in status.cells
     ]

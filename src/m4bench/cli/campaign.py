@@ -325,7 +325,7 @@ def _status_table(status: CampaignStatus, incomplete: bool) -> Table:
     table = Table(title=f"campaign {status.profile}: " + ", ".join(constant))
     for name in varying:
         table.add_column(name.removesuffix("_name"), overflow="fold")
-    for column in ("done", "failed", "missing"):
+    for column in ("done", "failed", "missing", "mean reward"):
         table.add_column(column, justify="right")
     table.add_column("failure reasons", overflow="fold")
     for cell_status in shown:
@@ -335,6 +335,7 @@ def _status_table(status: CampaignStatus, incomplete: bool) -> Table:
             str(cell_status.done),
             str(cell_status.failed),
             str(cell_status.missing),
+            "" if cell_status.mean_reward is None else f"{cell_status.mean_reward:.3f}",
             reasons,
         )
     return table
