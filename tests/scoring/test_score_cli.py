@@ -68,11 +68,11 @@ def test_summary_shows_missing_and_extra_keys(
 ) -> None:
     spec = tmp_path / "spec.json"
     spec.write_text(spec_for(["stay_id"], ["rate", "label"]).model_dump_json())
-    output = make_output("stay_id,rate,label\n1,10.0,a\n2,20.0,b\n9,1.0,z\n")
+    output = make_output('stay_id,rate,label\n1,10.0,a\n2,20.0,b\n9,1.0,z\n"x\ny",1,z\n')
     args = ["score", "--spec", str(spec), "--truth", str(make_truth(TRUTH))]
     result = runner.invoke(app, [*args, "--output", str(output)], env={"COLUMNS": "200"})
     assert "  missing keys: stay_id=3; stay_id=4\n" in result.output
-    assert "  extra keys: stay_id=9\n" in result.output
+    assert "  extra keys: stay_id=9; stay_id='x\\ny'\n" in result.output
     quiet = runner.invoke(app, [*args, "--output", str(output), "--sample-size", "0"])
     assert "first disagreements" not in quiet.output
 

@@ -273,6 +273,6 @@ def _key(key: dict[str, str | None]) -> str:
 def _cell(value: str | None) -> str:
     if value is None:
         return "null"
-    if not value or value.strip() != value:
-        return repr(value)  # blanks made visible
+    if not value or value.strip() != value or not value.isprintable():
+        return repr(value)  # blanks and line breaks made visible
     return value
