@@ -44,7 +44,7 @@ def test_run_status_and_resume(tmp_path: Path, small_profile: Path) -> None:
     assert "--resume" in str(again.exception)
     resumed = runner.invoke(app, [*command, "--resume", *simulate])
     assert resumed.exit_code == 0 and "0 done and 0 failed now, 24 before" in resumed.output
-    status = runner.invoke(app, ["campaign", "status", str(results)])
+    status = runner.invoke(app, ["campaign", "status", str(results)], env={"COLUMNS": "200"})
     assert status.exit_code == 0, status.output
     summary = status.output.strip().splitlines()[-1]
     done, failed = (int(summary.split(" ")[i]) for i in (0, 2))
@@ -108,7 +108,7 @@ def test_infrastructure_errors_are_named_by_run_and_status(
     assert f"  {errors}x InfrastructureError: simulated sandbox start failure" in failed.output
     stop = re.search(r"stopped: (\d+) runs in a row failed in the harness", failed.output)
     assert stop and 10 <= int(stop.group(1)) <= errors
-    status = runner.invoke(app, ["campaign", "status", str(results)])
+    status = runner.invoke(app, ["campaign", "status", str(results)], env={"COLUMNS": "200"})
     assert "missing runs' last infrastructure errors" in status.output
     assert f"  {errors}x InfrastructureError: simulated sandbox start failure" in status.output
     document = json.loads(runner.invoke(app, ["campaign", "status", str(results), "--json"]).output)
