@@ -49,10 +49,8 @@ def test_run_command_shows_what_a_wrong_output_got_wrong(bench: Bench, tmp_path:
     result = CliRunner().invoke(app, [*args, *places], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     shown = result.output.split("first disagreements:\n")[1].splitlines()
-    assert (
-        shown[0].startswith("  meld at stay_id=")
-        and "agent 6.0 (outside the tolerance)" in (shown[0])
-    )
+    assert shown[0].startswith("  meld at stay_id=")
+    assert shown[0].endswith("agent 6.0 (outside the tolerance)")
     assert not shown[1].startswith("  meld at")  # one sample per column in a run's summary
 
 

@@ -169,7 +169,7 @@ def test_time_limit_stops_a_long_diff_and_the_score_stands(
     full = score_output(SPEC, truth, output)
     diff = tmp_path / "diff.parquet"
     with pytest.MonkeyPatch.context() as patch:
-        # A diff that would take minutes: the limit of the whole score cuts it short.
+        # A diff far slower than the limit: the limit of the whole score cuts it short.
         patch.setattr(
             "m4bench.scoring.engine.write_diff",
             lambda con, *_: con.execute("SELECT sum(i * i) FROM range(100000000000) r(i)"),
