@@ -307,6 +307,14 @@ def family_clashes(roots: Sequence[Path]) -> dict[str, list[Path]]:
     return {name: paths for name, paths in sorted(seen.items()) if len(paths) > 1}
 
 
+def repeated_names(tasks: Sequence[Task]) -> dict[str, list[Task]]:
+    """``{name: its tasks, in the given order}`` for each task name given more than once."""
+    by_name: dict[str, list[Task]] = {}
+    for task in tasks:
+        by_name.setdefault(task.name, []).append(task)
+    return {name: found for name, found in sorted(by_name.items()) if len(found) > 1}
+
+
 def clash_message(family: str, folders: Sequence[Path]) -> str:
     where = " and ".join(str(path) for path in folders)
     return f"family {family!r} is defined in {where}: give the family folder a new name"
@@ -330,12 +338,12 @@ def load_catalog(root: Path | None = None, *, extra_roots: Sequence[Path] | None
         for path in task_dirs(base)
     ]
     tasks.sort(key=lambda task: task.name)
-    names = [task.name for task in tasks]
-    duplicates = sorted({name for name in names if names.count(name) > 1})
-    if duplicates:
-        places = " and ".join(str(task.dir) for task in tasks if task.name == duplicates[0])
+    repeated = repeated_names(tasks)
+    if repeated:
+        name, found = next(iter(repeated.items()))
+        places = " and ".join(str(task.dir) for task in found)
         raise M4BenchError(
-            f"task {duplicates[0]!r} is defined twice: {places}",
+            f"task {name!r} is defined twice: {places}",
             hint="task names must be unique across the catalog and " + TASKS_ENV,
         )
     return Catalog(roots=roots, tasks=tuple(tasks))

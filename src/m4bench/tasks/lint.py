@@ -32,6 +32,7 @@ from m4bench.tasks.catalog import (
     clash_message,
     family_clashes,
     load_provenance,
+    repeated_names,
     task_dirs,
 )
 from m4bench.tasks.evaluation import paper_scored_columns
@@ -165,12 +166,10 @@ def _unique_names(roots: tuple[Path, ...], tasks: list[Task]) -> Iterator[Findin
     """A family folder in two roots, or a task name given twice, across the catalog."""
     for family, folders in family_clashes(roots).items():
         yield Finding("catalog-unique", folders[-1], 1, clash_message(family, folders))
-    first: dict[str, Task] = {}
-    for task in tasks:
-        if task.name in first:
-            message = f"task {task.name!r} is also defined in {first[task.name].dir}"
+    for name, (first, *others) in repeated_names(tasks).items():
+        for task in others:
+            message = f"task {name!r} is also defined in {first.dir}"
             yield Finding("catalog-unique", task.card_path, 1, message)
-        first.setdefault(task.name, task)
 
 
 def _lint_card(task_dir: Path, findings: list[Finding]) -> Task | None:
