@@ -294,16 +294,21 @@ def catalog_roots(
     return (root or CATALOG_ROOT, *(extra_task_roots() if extra is None else extra))
 
 
-def family_clashes(roots: Sequence[Path]) -> dict[str, list[Path]]:
-    """``{family: its folders}`` for each family folder found under more than one root.
+def catalog_task_dirs(roots: Sequence[Path]) -> list[Path]:
+    """Every task folder of every root, root by root (each root's folders sorted)."""
+    return [path for root in roots for path in task_dirs(root)]
+
+
+def family_clashes(folders: Sequence[Path]) -> dict[str, list[Path]]:
+    """``{family: its folders}`` for each family name whose task ``folders`` lie in more
+    than one family folder (two roots), in the order the folders are given.
 
     A family's reference, provenance and mutants live in one folder, so a user's catalog
     adds families; it does not add tasks to a family of another root.
     """
     seen: dict[str, list[Path]] = {}
-    for root in roots:
-        for family in sorted({path.parent for path in task_dirs(root)}):
-            seen.setdefault(family.name, []).append(family)
+    for family in dict.fromkeys(path.parent for path in folders):
+        seen.setdefault(family.name, []).append(family)
     return {name: paths for name, paths in sorted(seen.items()) if len(paths) > 1}
 
 
@@ -327,15 +332,14 @@ def load_catalog(root: Path | None = None, *, extra_roots: Sequence[Path] | None
     the folders of ``$M4BENCH_TASKS``).
     """
     roots = catalog_roots(root, extra_roots)
-    clashes = family_clashes(roots)
+    folders = catalog_task_dirs(roots)
+    clashes = family_clashes(folders)
     if clashes:
         family, folders = next(iter(clashes.items()))
         raise M4BenchError(clash_message(family, folders), hint=f"check {TASKS_ENV}")
     graph = load_concept_graph()
     tasks = [
-        Task(card=load_card(path / CARD_FILE), dir=path, concept_graph=graph)
-        for base in roots
-        for path in task_dirs(base)
+        Task(card=load_card(path / CARD_FILE), dir=path, concept_graph=graph) for path in folders
     ]
     tasks.sort(key=lambda task: task.name)
     repeated = repeated_names(tasks)

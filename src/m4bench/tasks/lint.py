@@ -29,11 +29,11 @@ from m4bench.tasks.catalog import (
     Catalog,
     Task,
     catalog_roots,
+    catalog_task_dirs,
     clash_message,
     family_clashes,
     load_provenance,
     repeated_names,
-    task_dirs,
 )
 from m4bench.tasks.evaluation import paper_scored_columns
 from m4bench.tasks.finding import Finding
@@ -112,11 +112,12 @@ def lint_catalog(
     library = _load_library(findings, concepts_root)
     graph = {n: frozenset(d) for n, d in library.edges().items()} if library else {}
     tasks: list[Task] = []
-    for task_dir in (path for base in roots for path in task_dirs(base)):
+    folders = catalog_task_dirs(roots)
+    for task_dir in folders:
         task = _lint_card(task_dir, findings)
         if task is not None:
             tasks.append(Task(card=task.card, dir=task.dir, concept_graph=graph))
-    findings.extend(_unique_names(roots, tasks))
+    findings.extend(_unique_names(folders, tasks))
     catalog = Catalog(roots=roots, tasks=tuple(sorted(tasks, key=lambda t: t.name)))
     derived = sorted(library.concepts) if library else []
     factory = database or empty_database_factory(library)
@@ -162,10 +163,10 @@ def _load_library(findings: list[Finding], root: Path | None) -> ConceptLibrary 
         return None
 
 
-def _unique_names(roots: tuple[Path, ...], tasks: list[Task]) -> Iterator[Finding]:
+def _unique_names(folders: list[Path], tasks: list[Task]) -> Iterator[Finding]:
     """A family folder in two roots, or a task name given twice, across the catalog."""
-    for family, folders in family_clashes(roots).items():
-        yield Finding("catalog-unique", folders[-1], 1, clash_message(family, folders))
+    for family, families in family_clashes(folders).items():
+        yield Finding("catalog-unique", families[-1], 1, clash_message(family, families))
     for name, (first, *others) in repeated_names(tasks).items():
         for task in others:
             message = f"task {name!r} is also defined in {first.dir}"
