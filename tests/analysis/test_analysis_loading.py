@@ -84,15 +84,37 @@ def test_csv_and_results_dir_give_the_same_rewards(tmp_path: Path) -> None:
     )
 
 
-def test_csv_bad_value_names_row_and_column(tmp_path: Path) -> None:
+def _runs_csv_with_cell(tmp_path: Path, column: int, text: str) -> Path:
+    """Three runs, the second's cell ``column`` (4 trial, 5 reward, 9 key_f1) replaced."""
     path = write_runs_csv(tmp_path / "runs.csv", grid()[:3])
     lines = path.read_text(encoding="utf-8").splitlines()
     cells = lines[2].split(",")
-    cells[5] = "abc"
+    cells[column] = text
     lines[2] = ",".join(cells)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_csv_bad_value_names_row_and_column(tmp_path: Path) -> None:
     with pytest.raises(M4BenchError, match=r"row 3, column 'reward'"):
-        load_runs_csv(path)
+        load_runs_csv(_runs_csv_with_cell(tmp_path, 5, "abc"))
+
+
+@pytest.mark.parametrize(
+    ("column", "text", "name"),
+    [(5, "1.7", "reward"), (5, "-0.1", "reward"), (9, "1.2", "key_f1"), (4, "1.5", "trial")],
+)
+def test_csv_impossible_value_names_row_and_column(
+    tmp_path: Path, column: int, text: str, name: str
+) -> None:
+    with pytest.raises(M4BenchError, match=rf"row 3, column '{name}'") as caught:
+        load_runs_csv(_runs_csv_with_cell(tmp_path, column, text))
+    assert text in caught.value.message
+
+
+def test_csv_whole_number_written_as_float_is_a_trial(tmp_path: Path) -> None:
+    runs = load_runs_csv(_runs_csv_with_cell(tmp_path, 4, "2.0"))
+    assert runs[1].trial == 2
 
 
 def test_csv_missing_column_is_named(tmp_path: Path) -> None:

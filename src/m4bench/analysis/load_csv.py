@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from m4bench.analysis.runs import RunRow
 from m4bench.errors import M4BenchError
 
@@ -47,7 +49,13 @@ _TEXT_FIELDS = ("agent", "failure_reason")
 
 
 def _parse_int(text: str) -> int:
-    return int(float(text)) if "." in text or "e" in text.lower() else int(text)
+    """An integer, also written as ``2.0`` or ``1e3``; ``1.5`` is not one."""
+    if "." not in text and "e" not in text.lower():
+        return int(text)
+    value = float(text)
+    if not value.is_integer():
+        raise ValueError("not a whole number")
+    return int(value)
 
 
 def _parse_bool(text: str) -> bool:
@@ -97,7 +105,16 @@ def _row_to_run(path: Path, line: int, row: dict[str, str]) -> RunRow:
         f"{fields['task']}_{fields['condition']}_{fields['schema_name']}"
         f"_{fields['model']}_t{fields['trial']}"
     )
-    return RunRow(**fields)
+    try:
+        return RunRow(**fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise M4BenchError(
+            f"{path}: row {line}, column '{field}': {row.get(field, '')!r}: {first['msg']}",
+            hint="fix or remove that row: rewards, key rates and nMAE lie in [0, 1], "
+            "trials and counts are whole numbers from 0",
+        ) from exc
 
 
 def load_runs_csv(path: Path) -> list[RunRow]:

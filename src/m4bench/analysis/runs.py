@@ -6,7 +6,14 @@ Every loader (a released runs CSV, a results directory) maps its input into
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
+"""A rate or score in [0, 1]: a reward, key precision, recall or F1, an nMAE."""
+Count = Annotated[int, Field(ge=0)]
+Amount = Annotated[float, Field(ge=0.0)]
 
 
 class RunRow(BaseModel):
@@ -20,32 +27,32 @@ class RunRow(BaseModel):
     schema_name: str = "native"
     model: str
     agent: str = ""
-    trial: int
-    reward: float | None
+    trial: Count
+    reward: Fraction | None
     publishable: bool = True
     isolated: bool | None = None
     filesystem_canary: bool | None = None
     contamination_lint: bool | None = None
     agent_returncode: int | None = None
     failure_reason: str | None = None
-    passed: int | None = None
-    failed: int | None = None
-    errors: int | None = None
-    total_tests: int | None = None
+    passed: Count | None = None
+    failed: Count | None = None
+    errors: Count | None = None
+    total_tests: Count | None = None
     diagnostics_failed: bool | None = None
-    key_f1: float | None = None
-    key_precision: float | None = None
-    key_recall: float | None = None
-    extra_keys: int | None = None
-    agent_unique_keys: int | None = None
-    truth_rows: int | None = None
-    ordered_value_nmae: float | None = None
-    ordered_value_columns: int | None = None
-    elapsed_seconds: float | None = None
-    input_tokens: int | None = None
-    cached_input_tokens: int | None = None
-    output_tokens: int | None = None
-    cost_usd: float | None = None
+    key_f1: Fraction | None = None
+    key_precision: Fraction | None = None
+    key_recall: Fraction | None = None
+    extra_keys: Count | None = None
+    agent_unique_keys: Count | None = None
+    truth_rows: Count | None = None
+    ordered_value_nmae: Fraction | None = None
+    ordered_value_columns: Count | None = None
+    elapsed_seconds: Amount | None = None
+    input_tokens: Count | None = None
+    cached_input_tokens: Count | None = None
+    output_tokens: Count | None = None
+    cost_usd: Amount | None = None
     truth_sha256: str | None = None
     """The ground truth the run was scored against, when its record names it."""
 
