@@ -6,10 +6,11 @@ from pathlib import Path
 import pytest
 from analysis_campaign import grid, record, write_results_dir, write_runs_csv
 
-from m4bench.analysis import AnalysisSettings, analyze_runs, load_source
+from m4bench.analysis import AnalysisSettings, analyze, analyze_runs, load_source
 from m4bench.analysis.load_csv import load_runs_csv
 from m4bench.analysis.load_results import load_results_dir
 from m4bench.analysis.narrative import integrity_sentence
+from m4bench.campaign.identity import Cell, PlannedRun
 from m4bench.errors import M4BenchError
 
 
@@ -178,3 +179,46 @@ def test_passing_nested_checks_count_zero_failures(tmp_path: Path) -> None:
     item["test_results"].update(failed=0, errors=0)
     (run,) = load_results_dir(write_results_dir(tmp_path, [item]))
     assert run.failed == 0 and run.errors == 0 and run.strict_pass is True
+
+
+def test_campaign_results_count_planned_runs_without_a_result(tmp_path: Path) -> None:
+    records = grid()
+    planned = [
+        PlannedRun(
+            cell=Cell(
+                task=item["task"],
+                condition=item["condition"],
+                schema=item["schema"],
+                agent="replay",
+                model=item["model"],
+            ),
+            trial=item["trial"],
+            timeout_seconds=60,
+            provider="local",
+            prior_seconds=60,
+        )
+        for item in records
+    ]
+    for item, run in zip(records, planned, strict=True):
+        item["run_id"] = run.run_id
+    results = tmp_path / "results"
+    write_results_dir(results / "runs", records[:-1])
+    manifest = {
+        "profile": "tiny",
+        "plan_sha256": "0" * 64,
+        "runs": [run.model_dump(mode="json", by_alias=True) for run in planned],
+    }
+    (results / "campaign.json").write_text(json.dumps(manifest), encoding="utf-8")
+    out = tmp_path / "out"
+    result = analyze(results, out, AnalysisSettings(reps=200, permutation_reps=200))
+    counts = dict(result.integrity)
+    assert (counts["Runs planned"], counts["Planned runs without a result"]) == (60, 1)
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "59 of 59 loaded runs (60 planned, 1 without a result)" in page
+    assert "planned runs without a result: 1" in page
+
+
+def test_results_without_a_campaign_have_no_plan_rows(tmp_path: Path) -> None:
+    write_results_dir(tmp_path / "results", grid())
+    result = analyze(tmp_path / "results", tmp_path / "out", AnalysisSettings(reps=200))
+    assert "Runs planned" not in dict(result.integrity)

@@ -92,9 +92,34 @@ def test_report_sentences_follow_the_data(tmp_path: Path) -> None:
     # levels 0.55 -> 0.67 and 4 of 5 improved are this campaign's, not the paper's
     assert "mean reward 0.550 → 0.670, delta +0.120" in page
     assert "4 of 5 tasks improved" in page
-    assert "The largest per-task gain is mimic-sofa-24h-raw (+0.300)" in page
+    assert (
+        "The largest per-task gain is mimic-sofa-24h-raw (+0.300); "
+        "the largest decline is mimic-kdigo-48h (-0.050)." in page
+    )
     assert "0.703" not in page and "paper-release-v1" not in page
     assert "60 of 60 loaded runs" in page
+
+
+def test_report_says_when_no_task_changed(tmp_path: Path) -> None:
+    csv_path = write_runs_csv(tmp_path / "runs.csv", grid(conditions=("no-skill", "decoy")))
+    settings = AnalysisSettings(treatment="decoy", reps=300, permutation_reps=300)
+    analyze(csv_path, tmp_path / "out", settings)
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "No task&#x27;s model-averaged reward changed." in page or (
+        "No task's model-averaged reward changed." in page
+    )
+    assert "largest per-task gain" not in page
+
+
+def test_integrity_caption_follows_include_unpublishable(tmp_path: Path) -> None:
+    csv_path = write_runs_csv(tmp_path / "runs.csv", grid())
+    fast = {"reps": 300, "permutation_reps": 300}
+    default = analyze(csv_path, tmp_path / "a", AnalysisSettings(**fast))
+    included = analyze(
+        csv_path, tmp_path / "b", AnalysisSettings(include_unpublishable=True, **fast)
+    )
+    assert "excluded from the estimands" in default.table("integrity").caption
+    assert "included in the estimands" in included.table("integrity").caption
 
 
 def test_cli_bad_source_exits_2_with_a_hint(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from m4bench.analysis.estimands import Estimate
 from m4bench.analysis.figures import write_figures
 from m4bench.analysis.load_csv import load_runs_csv
-from m4bench.analysis.load_results import load_results_dir
+from m4bench.analysis.load_results import load_results_dir, planned_run_ids
 from m4bench.analysis.pipeline import AnalysisResult, analyze_runs
 from m4bench.analysis.report import render_report
 from m4bench.analysis.runs import RunRow
@@ -107,8 +107,10 @@ def analyze(
     step = progress or (lambda _name: None)
     _check_out(out)
     runs, label = load_source(source)
+    from_campaign = str(source) != PAPER_RELEASE_V1 and Path(source).is_dir()
+    planned = planned_run_ids(Path(source))[0] if from_campaign else None
     step("load")
-    result = analyze_runs(runs, settings or AnalysisSettings(), label)
+    result = analyze_runs(runs, settings or AnalysisSettings(), label, planned)
     step("estimands")
     write_outputs(result, out, step)
     return result

@@ -138,11 +138,21 @@ def _field(run: RunRow, name: str) -> float | None:
     return None if value is None else float(value)
 
 
-def integrity_counts(loaded: Sequence[RunRow], analysed: CellTable) -> list[tuple[str, int]]:
-    """Audit counts over every loaded run (published or not)."""
+def integrity_counts(
+    loaded: Sequence[RunRow], analysed: CellTable, planned: Sequence[str] | None = None
+) -> list[tuple[str, int]]:
+    """Audit counts over every loaded run (published or not); with the ``planned`` run
+    ids of a campaign, how many were planned and how many have no result."""
     ids = [run.run_id for run in loaded]
     trials = [(*run.cell, run.trial) for run in loaded]
+    plan: list[tuple[str, int]] = []
+    if planned is not None:
+        plan = [
+            ("Runs planned", len(set(planned))),
+            ("Planned runs without a result", len(set(planned) - set(ids))),
+        ]
     return [
+        *plan,
         ("Runs loaded", len(loaded)),
         ("Runs analysed", len(analysed.all_runs())),
         ("Runs excluded from estimands", len(loaded) - len(analysed.all_runs())),
@@ -171,12 +181,16 @@ def tasks_with_several_truths(loaded: Sequence[RunRow]) -> int:
     return sum(len(shas) > 1 for shas in truths.values())
 
 
-def integrity_table(counts: Sequence[tuple[str, int]]) -> Table:
+def integrity_table(counts: Sequence[tuple[str, int]], include_unpublishable: bool) -> Table:
+    caption = "Audit counts over every loaded run; " + (
+        "unpublishable runs are included in the estimands (--include-unpublishable)."
+        if include_unpublishable
+        else "unpublishable runs are excluded from the estimands."
+    )
     return Table(
         name="integrity",
         title="Integrity checks",
-        caption="Audit counts over every loaded run; unpublishable runs are excluded from "
-        "the estimands.",
+        caption=caption,
         columns=["Audit quantity", "Count"],
         rows=[[name, value] for name, value in counts],
     )

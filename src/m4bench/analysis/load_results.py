@@ -14,9 +14,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from m4bench.analysis.runs import RunRow
+from m4bench.campaign.identity import PlannedRun
 from m4bench.errors import M4BenchError
 
 RESULT_FILE = "result.json"
+CAMPAIGN_FILE = "campaign.json"
 
 
 def _pick(record: dict[str, Any], *paths: str) -> Any:
@@ -157,7 +159,7 @@ def _read_record(path: Path) -> dict[str, Any]:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise M4BenchError(
-            f"{path}: not a readable JSON result record ({exc})",
+            f"{path}: not a readable JSON record ({exc})",
             hint="remove the damaged run directory or re-run that run",
         ) from exc
     if not isinstance(record, dict):
@@ -185,3 +187,22 @@ def load_results_dir(root: Path) -> list[RunRow]:
                 hint="the record is incomplete or from another m4bench version",
             ) from exc
     return runs
+
+
+def planned_run_ids(root: Path) -> tuple[list[str] | None, str | None]:
+    """Run ids and profile of a campaign's ``campaign.json`` under ``root``, or
+    (None, None) when there is none (a results directory not made by a campaign)."""
+    path = root / CAMPAIGN_FILE
+    if not path.is_file():
+        return None, None
+    manifest = _read_record(path)
+    runs = manifest.get("runs", [])
+    try:
+        ids = [PlannedRun.model_validate(run).run_id for run in runs if isinstance(run, dict)]
+    except ValidationError as exc:
+        raise M4BenchError(
+            f"{path}: a planned run is malformed ({exc.errors()[0]['msg']})",
+            hint="the campaign manifest is damaged or from another m4bench version",
+        ) from exc
+    profile = manifest.get("profile")
+    return ids, profile if isinstance(profile, str) else None

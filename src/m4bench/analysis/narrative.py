@@ -46,23 +46,40 @@ def overview_sentence(result: AnalysisResult) -> str:
     tasks = len(result.cell_rewards)
     conditions = sorted({c for row in result.cell_rewards.values() for c in row})
     families = len({info.family for info in result.meta.values()})
+    plan = ""
+    if "Runs planned" in counts:
+        plan = (
+            f" ({counts['Runs planned']} planned, "
+            f"{counts['Planned runs without a result']} without a result)"
+        )
     return (
         f"This report analyses {counts['Runs analysed']} of {counts['Runs loaded']} loaded "
-        f"runs from {result.source}: {tasks} tasks in {families} families, "
+        f"runs{plan} from {result.source}: {tasks} tasks in {families} families, "
         f"{counts['Task/condition/schema/model cells']} task/condition/schema/model cells, "
         f"conditions {', '.join(conditions)}."
     )
 
 
 def extremes_sentence(result: AnalysisResult) -> str:
+    """The largest gain and the largest decline among the per-task deltas, each only when
+    there is one."""
     ordered = sorted(result.task_deltas, key=lambda item: (item.delta, item.task))
     if not ordered:
         return ""
     worst, best = ordered[0], ordered[-1]
-    return (
-        f"The largest per-task gain is {best.task} ({_signed(best.delta)}); the smallest "
-        f"change is {worst.task} ({_signed(worst.delta)})."
+    if best.delta <= 0 and worst.delta >= 0:
+        return "No task's model-averaged reward changed."
+    gain = (
+        f"The largest per-task gain is {best.task} ({_signed(best.delta)})"
+        if best.delta > 0
+        else "No task improved"
     )
+    decline = (
+        f"the largest decline is {worst.task} ({_signed(worst.delta)})"
+        if worst.delta < 0
+        else f"no task declined (the smallest change is {worst.task}, {_signed(worst.delta)})"
+    )
+    return f"{gain}; {decline}."
 
 
 def cluster_sentence(result: AnalysisResult) -> str:
@@ -84,6 +101,7 @@ def integrity_sentence(result: AnalysisResult) -> str:
         if value
         and name
         not in (
+            "Runs planned",
             "Runs loaded",
             "Runs analysed",
             "Task/condition/schema/model cells",

@@ -213,8 +213,14 @@ def task_table(
     )
 
 
-def analyze_runs(runs: Sequence[RunRow], settings: AnalysisSettings, source: str) -> AnalysisResult:
-    """Run every estimand and build every table for a set of runs."""
+def analyze_runs(
+    runs: Sequence[RunRow],
+    settings: AnalysisSettings,
+    source: str,
+    planned: Sequence[str] | None = None,
+) -> AnalysisResult:
+    """Run every estimand and build every table for a set of runs; ``planned``: the run
+    ids of the campaign that made them, when known (missing runs are then counted)."""
     kept = [run for run in runs if run.publishable or settings.include_unpublishable]
     scored = [run for run in kept if run.reward is not None]
     if not scored:
@@ -233,7 +239,7 @@ def analyze_runs(runs: Sequence[RunRow], settings: AnalysisSettings, source: str
         )
     headline = headline_estimates(cells, meta, settings)
     spec = operational_spec_estimates(cells, meta, settings)
-    integrity = integrity_counts(runs, cells)
+    integrity = integrity_counts(runs, cells, planned)
     rewards = _cell_rewards(cells, settings.native_schema)
     tables = [
         headline_table(headline, settings),
@@ -254,7 +260,7 @@ def analyze_runs(runs: Sequence[RunRow], settings: AnalysisSettings, source: str
         resources_table(cells, settings),
         task_table(rewards, meta, primary, cells.conditions()),
         cells_table(cells),
-        integrity_table(integrity),
+        integrity_table(integrity, settings.include_unpublishable),
     ]
     return AnalysisResult(
         settings=settings,

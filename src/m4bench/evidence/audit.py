@@ -17,14 +17,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from m4bench.analysis.diagnostics import tasks_with_several_truths
-from m4bench.analysis.load_results import result_to_run
-from m4bench.campaign.identity import PlannedRun
+from m4bench.analysis.load_results import planned_run_ids, result_to_run
 from m4bench.errors import M4BenchError
 
 RUNS_DIR = "runs"
 RESULT_FILE = "result.json"
 ATTEMPTS_DIR = "attempts"
-CAMPAIGN_FILE = "campaign.json"
 RETAINED = ("output.csv", "trace.jsonl", "instruction.md", "egress.jsonl")
 
 
@@ -159,21 +157,6 @@ def audit_records(
         retained_artifacts=retained or {},
         superseded_attempts=superseded or [],
     )
-
-
-def planned_run_ids(root: Path) -> tuple[list[str] | None, str | None]:
-    """Run ids and profile of ``campaign.json``, or (None, None) when there is none."""
-    path = root / CAMPAIGN_FILE
-    if not path.exists():
-        return None, None
-    manifest = read_json(path)
-    runs = manifest.get("runs", [])
-    ids = [_planned_id(run) for run in runs if isinstance(run, dict)]
-    return [i for i in ids if i], manifest.get("profile")
-
-
-def _planned_id(run: dict[str, Any]) -> str | None:
-    return PlannedRun.model_validate(run).run_id
 
 
 def superseded_attempts(root: Path, records: dict[str, dict[str, Any]]) -> list[SupersededAttempt]:

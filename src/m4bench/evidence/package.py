@@ -25,16 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from m4bench.analysis.load_results import CAMPAIGN_FILE, planned_run_ids
 from m4bench.errors import M4BenchError
 from m4bench.evidence.archive import write_directory
 from m4bench.evidence.audit import (
-    CAMPAIGN_FILE,
     RETAINED,
     RUNS_DIR,
     IntegrityAudit,
     SupersededAttempt,
     audit_records,
-    planned_run_ids,
     result_records,
     superseded_attempts,
 )

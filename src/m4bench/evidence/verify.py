@@ -9,11 +9,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from m4bench.analysis.load_results import CAMPAIGN_FILE
 from m4bench.campaign.identity import PlannedRun
 from m4bench.errors import M4BenchError
 from m4bench.evidence.archive import Member, iter_archive
 from m4bench.evidence.audit import (
-    CAMPAIGN_FILE,
     RESULT_FILE,
     RUNS_DIR,
     IntegrityAudit,
