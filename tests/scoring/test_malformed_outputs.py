@@ -28,7 +28,8 @@ def _score(truth: Path, output: Path, **options: object) -> object:
         ("\ufeffstay_id,x,label\n1,1.5,a\n".encode("utf-16"), "header_unreadable"),
         (b"\n\nstay_id,x,label\n1,1.5,a\n", "header_unreadable"),
         (b"stay_id;x;label\n1;1.5;a\n", "key_columns_missing"),
-        (bytes(range(256)) * 4, "key_columns_missing"),
+        (bytes(range(256)) * 4, "output_unreadable"),
+        (b"PAR1\x15\x00\x15\x1c", "output_unreadable"),
     ],
 )
 def test_unusable_outputs_name_their_problem(
@@ -41,6 +42,9 @@ def test_unusable_outputs_name_their_problem(
     assert score.reward == 0.0
     assert not score.strict_pass
     assert score.diagnostics
+    if failure == "output_unreadable":
+        kind = "a Parquet file" if content.startswith(b"PAR1") else "binary"
+        assert f"output is {kind}, not text" in score.diagnostics[-1]
 
 
 def test_semicolon_file_gets_a_delimiter_hint(make_truth: TruthMaker, tmp_path: Path) -> None:
@@ -215,3 +219,47 @@ def test_scratch_space_holds_one_parsed_output_and_goes_away(
     assert rewards[0] == rewards[2] == 1.0
     assert rewards[1] < 1.0
     assert not scratch.exists()
+
+
+TRUTH_FOUR = (
+    "SELECT * FROM (VALUES (1, 1.5, 'a'), (2, 2.0, 'b'), (3, 3.0, 'c'), (4, 4.0, 'd')) "
+    "v(stay_id, x, label)"
+)
+
+
+@pytest.mark.parametrize(
+    ("content", "row", "lines"),
+    [
+        ('stay_id,x,label\n1,1.5,a\n2,"2.0,b\n3,3.0,c\n4,4.0,d\n', 2, 2),
+        ('stay_id,x,label\n1,1.5,a\n2,2.0,"b\n3,3.0,c\n4,4.0,d', 2, 2),
+        ('stay_id,x,label\n1,1.5,a\n2,2.0,b\n3,3.0,c\n4,4.0,"d\n\n', 4, 0),
+    ],
+    ids=["middle-cell", "last-cell", "last-row"],
+)
+def test_a_quote_never_closed_is_named_and_its_lines_counted(
+    make_truth: TruthMaker, make_output: OutputMaker, content: str, row: int, lines: int
+) -> None:
+    score = score_output(SPEC, make_truth(TRUTH_FOUR), make_output(content))
+    notes = [note for note in score.diagnostics if "never closed" in note]
+    if lines == 0:
+        # Nothing after it was lost: no claim, and the row itself is still compared.
+        assert notes == [] and score.columns[0].matched == 4
+        return
+    assert notes == [
+        f"data row {row} opens a quoted cell that is never closed: the reader took the "
+        f"remaining {lines} lines of the file into that cell, so their rows were not read "
+        "(close the quote, or write a quote inside a quoted cell as two quotes)"
+    ]
+    assert score.rejected_lines == lines
+    assert score.keys.agent_unique_keys == 2
+
+
+def test_a_proper_multiline_cell_in_the_last_row_is_not_an_open_quote(
+    make_truth: TruthMaker, make_output: OutputMaker
+) -> None:
+    truth = make_truth(
+        "SELECT * FROM (VALUES (1, 1.5, 'a'), (2, 2.0, 'b\nc')) v(stay_id, x, label)"
+    )
+    score = score_output(SPEC, truth, make_output('stay_id,x,label\n1,1.5,a\n2,2.0,"b\nc"\n'))
+    assert score.reward == 1.0 and score.rejected_lines == 0
+    assert not any("never closed" in note for note in score.diagnostics)

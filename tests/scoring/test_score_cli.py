@@ -154,3 +154,10 @@ def test_spec_and_truth_are_both_needed_without_a_task(inputs: list[str]) -> Non
     result = runner.invoke(app, inputs[:3] + inputs[5:], env={"COLUMNS": "200"})
     assert result.exit_code == 2
     assert "give --task, or both --spec and --truth" in result.output
+
+
+def test_a_mistyped_output_path_is_a_usage_error(inputs: list[str], tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere.csv"
+    result = runner.invoke(app, [*inputs[:-1], str(missing)], env={"COLUMNS": "200"})
+    assert result.exit_code == 2
+    assert "Invalid value for --output" in result.output and "no such file" in result.output

@@ -120,6 +120,9 @@ def score_command(
     ] = None,
 ) -> None:
     """Score an agent's output CSV: match rates, reward, key F1, nMAE, strict checks."""
+    if not output.exists() and not output.is_symlink():
+        # A run that wrote nothing is scored 0 by the harness; here it is a typo.
+        raise typer.BadParameter(f"{output}: no such file", param_hint="--output")
     spec, truth = _task_inputs(task, source, home, spec, truth)
     evaluation = _resolve_spec(spec)
     options = _options(

@@ -129,7 +129,39 @@ def load_agent(
     unique = (rows - bad - repeated_ok) + bad_unique
     _create_first_rows(con, layout, deduplicate=repeated_ok > 0)
     notes = _reject_notes(con, errors) if rejected else []
-    return layout, AgentRows(rows, unique, bad, rejected, notes)
+    swallowed = _open_quote_lines(con, path, rows)
+    if swallowed:
+        notes.append(
+            f"data row {rows} opens a quoted cell that is never closed: the reader took the "
+            f"remaining {swallowed} lines of the file into that cell, so their rows were not "
+            "read (close the quote, or write a quote inside a quoted cell as two quotes)"
+        )
+    return layout, AgentRows(rows, unique, bad, rejected + swallowed, notes)
+
+
+def _open_quote_lines(con: duckdb.DuckDBPyConnection, path: Path, rows: int) -> int:
+    """Lines swallowed by a quote left open: the line breaks inside the last row's cells,
+    when the file's last line has no quote to close them (the closing quote of a proper
+    multi-line cell is on its last line). 0 when there is none."""
+    if rows == 0:
+        return 0
+    found = con.execute(
+        f"SELECT nl FROM {AGENT_TABLE} WHERE nl IS NOT NULL AND rn = {rows - 1}"
+    ).fetchone()
+    if found is None or _last_line_quoted(path):
+        return 0
+    return int(found[0])
+
+
+def _last_line_quoted(path: Path, window: int = 1 << 16) -> bool:
+    """Whether the last non-blank line holds a quote (True when it is longer than
+    ``window`` bytes: unknown, so no claim is made)."""
+    with path.open("rb") as handle:
+        handle.seek(0, 2)
+        handle.seek(max(0, handle.tell() - window))
+        tail = handle.read().rstrip(b"\r\n \t")
+    start = tail.rfind(b"\n")
+    return start < 0 or b'"' in tail[start + 1 :]
 
 
 def _uncast_sql(layout: AgentLayout) -> tuple[list[str], str]:
@@ -195,6 +227,9 @@ def _agent_rows_sql(
     # Every CSV column must be read: DuckDB 1.4.1 fails internally when rejected lines
     # are stored while some columns are skipped. Columns not compared are kept alive by
     # one stored flag (whether all of them are empty), which nothing else reads.
+    cells.append(f"{_open_quote_sql(len(header.names))} AS nl")
+    typed.append("nl")
+    final.append("nl")
     compared = {header.positions[name] for name in [*spec.key_columns, *layout.values]}
     unread = [f"c{index} IS NULL" for index in range(len(header.names)) if index not in compared]
     if unread:
@@ -206,6 +241,23 @@ def _agent_rows_sql(
         f"SELECT *, {', '.join([' AND '.join(ok_parts) + ' AS key_ok', *words])} FROM ("
         f"SELECT {', '.join(typed)} FROM ("
         f"SELECT {', '.join(cells)} FROM {_read_csv(path, header, options, parallel)})))"
+    )
+
+
+def _open_quote_sql(columns: int) -> str:
+    """SQL for the line breaks inside a row's cells where a quote left open would put them,
+    else NULL. Such a cell runs to the end of the file, so it is the row's last cell, or
+    the cells after it are missing (padded): only those cells are searched, which keeps
+    ordinary rows cheap."""
+    last = f"c{columns - 1}"
+    every = f"concat({', '.join(f'c{index}' for index in range(columns))})"
+
+    def breaks(text: str) -> str:
+        return f"nullif(strlen({text}) - strlen(replace({text}, chr(10), '')), 0)"
+
+    return (
+        f"CASE WHEN {last} IS NULL THEN {breaks(every)} "
+        f"WHEN contains({last}, chr(10)) THEN {breaks(last)} END"
     )
 
 

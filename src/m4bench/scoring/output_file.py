@@ -18,6 +18,11 @@ from m4bench.scoring.options import ScoreOptions
 
 _COMPRESSED_MAGIC = {b"\x1f\x8b": "gzip", b"PK\x03\x04": "zip", b"\x28\xb5\x2f\xfd": "zstd"}
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+_BINARY_MAGIC = {
+    b"PAR1": "a Parquet file",
+    b"\xd0\xcf\x11\xe0": "an Excel (OLE) file",
+    b"SQLite format 3\x00": "an SQLite database",
+}
 _OTHER_DELIMITERS = (";", "\t", "|")
 
 
@@ -84,6 +89,17 @@ def _read_header(path: Path, prefix: bytes, options: ScoreOptions, found: Inspec
             )
     if prefix.startswith(_UTF16_BOMS):
         return found.fail("header_unreadable", f"{path}: output is UTF-16 encoded; write UTF-8 CSV")
+    # A header never holds a NUL byte; a binary file almost always does in its first
+    # "line". (A NUL inside a data cell is that cell's problem only.)
+    end = prefix.find(b"\n")
+    nul = (prefix if end < 0 else prefix[:end]).find(b"\x00")
+    if nul >= 0:
+        kind = next((name for magic, name in _BINARY_MAGIC.items() if prefix.startswith(magic)), "")
+        return found.fail(
+            "output_unreadable",
+            f"{path}: output is {kind or 'binary'}, not text (a NUL byte at offset {nul}); "
+            "write a UTF-8 CSV",
+        )
     if prefix.startswith(codecs.BOM_UTF8):
         prefix = prefix[len(codecs.BOM_UTF8) :]
         found.diagnostics.append("output starts with a UTF-8 byte order mark (ignored)")
