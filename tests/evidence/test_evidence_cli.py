@@ -8,6 +8,7 @@ from evidence_helpers import build_campaign
 from typer.testing import CliRunner
 
 from m4bench.cli import app
+from m4bench.errors import M4BenchError
 
 
 def test_package_then_verify_then_tamper(tmp_path: Path) -> None:
@@ -29,12 +30,37 @@ def test_package_then_verify_then_tamper(tmp_path: Path) -> None:
     assert ok.exit_code == 0 and "verified" in ok.output
     strict = runner.invoke(app, ["evidence", "verify", str(out), "--strict"])
     assert strict.exit_code == 1
+    assert "FAIL: 1 planned run has no result record" in strict.output
+    assert "warning: 1 planned run" not in strict.output
 
     data = bytearray(out.read_bytes())
     data[-5] ^= 0xFF
     out.write_bytes(bytes(data))
     bad = runner.invoke(app, ["evidence", "verify", str(out)])
-    assert bad.exit_code != 0
+    assert bad.exit_code == 1 and "NOT verified" in bad.output
+
+
+def test_verify_fails_a_file_that_is_not_a_package(tmp_path: Path) -> None:
+    runner = CliRunner()
+    junk = tmp_path / "junk.tar.zst"
+    junk.write_bytes(bytes(range(256)) * 8)
+    failed = runner.invoke(app, ["evidence", "verify", str(junk)], env={"COLUMNS": "200"})
+    assert failed.exit_code == 1
+    assert "FAIL:" in failed.output and "NOT verified" in failed.output
+    missing = runner.invoke(app, ["evidence", "verify", str(tmp_path / "none.tar.zst")])
+    assert missing.exit_code == 2
+
+
+def test_a_missing_salt_file_says_how_to_make_one(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    build_campaign(results, tmp_path / "home")
+    salt = tmp_path / "salt.key"
+    result = CliRunner().invoke(
+        app, ["evidence", "package", str(results), "--out", str(tmp_path / "e.tar.zst"),
+              "--salt-file", str(salt)], env={"COLUMNS": "300"},
+    )  # fmt: skip
+    assert isinstance(result.exception, M4BenchError)
+    assert f"head -c 32 /dev/urandom > {salt}" in (result.exception.hint or "")
 
 
 def test_a_short_salt_is_refused(tmp_path: Path) -> None:
@@ -77,7 +103,7 @@ def test_runs_scored_against_two_truths_are_an_audit_problem_that_survives_packa
     runner = CliRunner()
     shown = runner.invoke(app, ["evidence", "audit", str(results)], env={"COLUMNS": "200"})
     assert shown.exit_code == 1
-    assert "1 tasks have runs scored against different ground truths" in shown.output
+    assert "1 task has runs scored against different ground truths" in shown.output
     audit = json.loads(runner.invoke(app, ["evidence", "audit", str(results), "--json"]).output)
     assert audit["mixed_truth_tasks"] == 1
 

@@ -116,7 +116,7 @@ def test_a_fresh_package_verifies(tmp_path: Path, campaign: tuple[Path, Planted,
     results, _, home = campaign
     report = verify_package(_package(tmp_path, results, home))
     assert report.passed, report.failures
-    assert any("1 planned runs have no result record" in w for w in report.warnings)
+    assert any("1 planned run has no result record" in w for w in report.warnings)
 
 
 def test_tampering_with_any_packaged_file_fails_verification(

@@ -71,15 +71,25 @@ def verify_command(
     ] = False,
 ) -> None:
     """Check every hash in the package and recompute its audit. Exit 1 on failure."""
-    report = verify_package(package)
+    if not package.is_file():
+        raise typer.BadParameter(f"{package}: no such file", param_hint="PACKAGE")
     console = make_console()
+    try:
+        report = verify_package(package)
+    except M4BenchError as exc:  # not a package, or one too damaged to read
+        console.print(f"[red]FAIL:[/] {escape(exc.message)}", highlight=False)
+        console.print(f"[red]NOT verified[/]: {escape(str(package))}", highlight=False)
+        raise typer.Exit(1) from None
     if report.audit is not None:
         show_audit(console, report.audit)
+    # Under --strict the audit's own problems fail the package; say so where they print.
+    failing = set(report.audit.problems()) if strict and report.audit else set()
     for line in report.warnings:
-        console.print(f"[yellow]warning:[/] {escape(line)}", highlight=False)
+        label = "[red]FAIL:[/]" if line in failing else "[yellow]warning:[/]"
+        console.print(f"{label} {escape(line)}", highlight=False)
     for line in report.failures:
         console.print(f"[red]FAIL:[/] {escape(line)}", highlight=False)
-    ok = report.passed and not (strict and report.audit and report.audit.problems())
+    ok = report.passed and not failing
     console.print(
         f"{'[green]verified' if ok else '[red]NOT verified'}[/]: {report.files} files",
         highlight=False,
@@ -126,7 +136,9 @@ def _salt(path: Path | None) -> bytes | None:
         data = path.read_bytes().strip()
     except OSError as exc:
         raise M4BenchError(
-            f"{path}: cannot read the salt file ({exc})", hint="check the path"
+            f"{path}: cannot read the salt file ({exc.strerror or exc})",
+            hint=f"check the path, or create a salt with: head -c 32 /dev/urandom > {path} "
+            "(keep it private, and reuse it for packages that should join)",
         ) from exc
     if len(data) < 16:
         raise M4BenchError(

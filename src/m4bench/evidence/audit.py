@@ -66,17 +66,25 @@ class IntegrityAudit(BaseModel):
         """What makes the campaign incomplete or untrustworthy, one line each."""
         lines = []
         if self.missing_runs:
-            lines.append(f"{self.missing_runs} planned runs have no result record")
+            lines.append(
+                f"{self.missing_runs} planned {_plural(self.missing_runs, 'run has', 'runs have')} "
+                "no result record"
+            )
         for name in ("isolation_failures", "canary_failures", "lint_failures"):
             count = getattr(self, name)
             if count:
                 lines.append(f"{count} {name.replace('_', ' ')}")
         if self.mixed_truth_tasks:
+            tasks = _plural(self.mixed_truth_tasks, "task has", "tasks have")
             lines.append(
-                f"{self.mixed_truth_tasks} tasks have runs scored against different ground "
+                f"{self.mixed_truth_tasks} {tasks} runs scored against different ground "
                 "truths (see `m4bench campaign status`)"
             )
         return lines
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return one if count == 1 else many
 
 
 def read_json(path: Path) -> dict[str, Any]:
