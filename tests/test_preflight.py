@@ -111,8 +111,13 @@ def test_perturbed_schemas_are_checked_only_when_the_profile_needs_them(
     obfuscated = [c for c in with_profile if c.name.endswith("(obfuscated)")]
     assert len(obfuscated) == 1 and not obfuscated[0].ok
     assert "--schema obfuscated" in obfuscated[0].fix
-    native_only = _checks(ready, sandbox="none")
-    assert "not needed" in native_only["perturbed"].detail
+    no_profile = _checks(ready, sandbox="none")
+    assert no_profile["perturbed"].detail == "not checked: no --profile given"
+    profile.write_text(profile.read_text().replace(', "obfuscated"', ""), encoding="utf-8")
+    native_only = _checks(ready, sandbox="none", profile=str(profile))
+    assert native_only["perturbed"].detail == (
+        "not checked: this profile runs the native schema only"
+    )
 
 
 def test_the_cli_agents_of_a_profile_are_looked_up(ready: DataHome, tmp_path: Path) -> None:
