@@ -116,10 +116,34 @@ def validity(home: DataHome, names: DemoSources, tasks: list[str], out: Path) ->
             atomic_write_text(report_path, report.model_dump_json(indent=2) + "\n")
             atomic_write_text(stamp_path, stamp)
             reused = False
-        ok = json.loads(report_path.read_text(encoding="utf-8")).get("passed") is True
-        passed &= ok
-        lines.append(f"{name}: {'passed' if ok else 'FAILED'}")
+        verdict = _verdict(report_path)
+        passed &= verdict == "passed"
+        lines.append(f"{name}: {verdict}")
     return Outcome("; ".join(lines) + ("" if passed else " (see validity-*.json)"), reused)
+
+
+def _verdict(report_path: Path) -> str:
+    """The verdict: passed, or FAILED with how many mutants went uncaught and bins unreached."""
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    if report.get("passed") is True:
+        return "passed"
+    tasks = report.get("tasks", [])
+    uncaught = sum(len(task.get("uncaught_mutants", [])) for task in tasks)
+    gaps = sum(1 for entry in report.get("coverage", []) if entry.get("passed") is not True)
+    other = sum(
+        (task.get("reference_reward") != 1.0) + len(task.get("unmoved_columns", []))
+        for task in tasks
+    )
+    parts = [
+        f"{count} {one if count == 1 else many}"
+        for count, one, many in (
+            (uncaught, "known-wrong answer not caught", "known-wrong answers not caught"),
+            (gaps, "scoring bin not reached", "scoring bins not reached"),
+            (other, "other failed verdict", "other failed verdicts"),
+        )
+        if count
+    ]
+    return f"FAILED ({', '.join(parts)})"
 
 
 def _dataset_of(task: str) -> str:

@@ -1,0 +1,36 @@
+"""The demo's validity line says why an audit failed, not only that it did."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from m4bench.demo.stages import _verdict
+from m4bench.validity.model import AuditReport, BinCoverage, MutantResult, TaskAudit
+
+
+def _report(uncaught: list[str], gap_rows: int | None) -> AuditReport:
+    mutants = [MutantResult(name=name, rationale="wrong", reward=1.0) for name in uncaught]
+    task = TaskAudit(
+        task="mimic-kdigo-48h",
+        family="kdigo",
+        reference_reward=1.0,
+        scored_columns=["aki_stage"],
+        mutants=mutants,
+        unmoved_columns=[],
+        uncaught_mutants=uncaught,
+        all_mutants_below_one=not uncaught,
+        all_columns_moved=True,
+    )
+    coverage = [
+        BinCoverage(family="kdigo", name="stage-3-rrt", reference="kdigo", rows=gap_rows),
+        BinCoverage(family="kdigo", name="stage-1", reference="kdigo", rows=5),
+    ]
+    return AuditReport(source="s", dataset="mimic-iv", tasks=[task], coverage=coverage)
+
+
+def test_a_failed_audit_is_counted_by_kind(tmp_path: Path) -> None:
+    path = tmp_path / "validity-s.json"
+    path.write_text(_report(["a", "b"], 0).model_dump_json(), encoding="utf-8")
+    assert _verdict(path) == "FAILED (2 known-wrong answers not caught, 1 scoring bin not reached)"
+    path.write_text(_report([], 3).model_dump_json(), encoding="utf-8")
+    assert _verdict(path) == "passed"
