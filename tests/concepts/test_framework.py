@@ -341,6 +341,10 @@ def test_cli_lists_and_graphs_the_shipped_library(concept_library: ConceptLibrar
     names = [record["name"] for record in json.loads(listed.output)]
     assert sorted(names) == concept_library.names
     assert names.index("icustay_times") < names.index("icustay_hourly")
+    shown = runner.invoke(app, ["concepts", "list"], env={"COLUMNS": "400"})
+    assert shown.exit_code == 0 and "grain" in shown.output.splitlines()[1]
+    grain = concept_library.get("icustay_hourly").header.grain
+    assert any("icustay_hourly" in line and grain in line for line in shown.output.splitlines())
     dot = runner.invoke(app, ["concepts", "graph", "--dot"])
     assert dot.exit_code == 0
     assert '"vitalsign" -> "first_day_vitalsign";' in dot.output

@@ -42,10 +42,15 @@ def list_concepts(
     if as_json:
         typer.echo(json.dumps(records, indent=2))
         return
-    table = Table("concept", "category", "reads")
+    table = Table("concept", "category", "grain", "reads")
     for record in records:
         reads = [*record["dependencies"], *record["source_tables"]]
-        table.add_row(str(record["name"]), str(record["category"]), ", ".join(map(str, reads)))
+        table.add_row(
+            str(record["name"]),
+            str(record["category"]),
+            str(record["grain"]),
+            ", ".join(map(str, reads)),
+        )
     make_console().print(table)
 
 
