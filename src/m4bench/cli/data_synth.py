@@ -42,7 +42,11 @@ def _report(
 @app.command("mimic-iv")
 def mimic_iv(
     patients: Annotated[
-        int | None, typer.Option("--patients", help="Number of patients (ICU stays scale with it).")
+        int | None,
+        typer.Option(
+            "--patients",
+            help="About this many patients (the size is set in ICU stays, N x 0.26).",
+        ),
     ] = None,
     scale: ScaleOption = None,
     stays: Annotated[int | None, typer.Option("--stays", help="Number of ICU stays.")] = None,

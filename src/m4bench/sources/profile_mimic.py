@@ -341,6 +341,14 @@ DETECTORS: tuple[QuirkDetector, ...] = (
         _share(f"{HOSP}.prescriptions", "route IS NULL", ANTIBIOTIC),
     ),
     QuirkDetector(
+        "organ_donor_admission",
+        "in-hospital deaths followed by an organ-donor admission (opened after the death)",
+        (f"{HOSP}.admissions",),
+        "SELECT COUNT(*) FILTER (WHERE admittime >= dischtime), "
+        f"COUNT(*) FILTER (WHERE admittime < dischtime) FROM {HOSP}.admissions "
+        "WHERE deathtime IS NOT NULL",
+    ),
+    QuirkDetector(
         "deathtime_typo",
         "in-hospital deaths whose deathtime differs from dischtime",
         (f"{HOSP}.admissions",),
