@@ -76,3 +76,10 @@ def test_list_shows_a_damaged_source_instead_of_failing(home: DataHome, eicu_tre
     assert "invalid SourceManifest record" in (summaries["broken"].problem or "")
     result = runner.invoke(app, ["list", "--home", str(home.root)], terminal_width=200)
     assert result.exit_code == 0 and "damaged" in result.output
+
+
+def test_an_empty_home_lists_the_commands_that_make_a_source(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["list", "--home", str(tmp_path)], terminal_width=200)
+    assert result.exit_code == 0
+    assert "m4bench data synth mimic-iv" in result.output
+    assert "m4bench data ingest" in result.output

@@ -161,7 +161,12 @@ def list_command(home: HomeOption = None, as_json: JsonOption = False) -> None:
             s.name, s.dataset, s.dataset_version, s.kind, "yes" if s.public else "no",
             str(s.tables), f"{s.rows:,}", _megabytes(s.bytes),
         )  # fmt: skip
-    make_console().print(table if summaries else "no sources yet: see `m4bench data ingest --help`")
+    make_console().print(
+        table
+        if summaries
+        else "no sources yet: build a synthetic one with `m4bench data synth mimic-iv` "
+        "(or `eicu`), or bring real data with `m4bench data ingest`"
+    )
 
 
 @app.command()
