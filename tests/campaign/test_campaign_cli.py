@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from m4bench.cli import app
+from m4bench.cli import app, main
+from m4bench.errors import M4BenchError
 
 runner = CliRunner()
 
@@ -126,3 +128,70 @@ def test_status_of_a_directory_without_campaign(tmp_path: Path) -> None:
     result = runner.invoke(app, ["campaign", "status", str(tmp_path)])
     assert result.exit_code != 0
     assert "no campaign here" in str(result.exception)
+
+
+REAL_TASKS = """
+format_version = 1
+name = "real-tasks"
+default_agent = "oracle"
+trials = 2
+[agents.oracle]
+provider = "local"
+models = { primary = ["default"] }
+[[blocks]]
+name = "pair"
+tasks = ["mimic-meld-24h", "TASK"]
+conditions = ["no-skill"]
+"""
+
+
+def _real_tasks_profile(directory: Path, second: str = "mimic-kdigo-48h") -> Path:
+    path = directory / "real-tasks.toml"
+    path.write_text(REAL_TASKS.replace("TASK", second), encoding="utf-8")
+    return path
+
+
+def _attempt_files(results: Path) -> list[Path]:
+    return sorted(results.glob("runs/*/attempts/*.json"))
+
+
+def test_a_simulated_campaign_is_not_resumed_with_real_runs(tmp_path: Path) -> None:
+    profile = _real_tasks_profile(tmp_path)
+    results = tmp_path / "results"
+    command = ["campaign", "run", str(profile), "--results", str(results), "--no-progress"]
+    partial = runner.invoke(
+        app, [*command, "--jobs", "1", "--max-tokens", "1", "--simulate", "seconds=0:0"]
+    )
+    assert partial.exit_code == 1 and "runs missing" in partial.output, partial.output
+    before = _attempt_files(results)
+    empty_home = ["--home", str(tmp_path / "home"), "--sandbox", "none"]
+    real = runner.invoke(app, [*command, "--resume", *empty_home])
+    assert isinstance(real.exception, M4BenchError), real.output
+    assert "--simulate: recorded simulated runs, given real runs" in real.exception.message
+    assert _attempt_files(results) == before, "refused before any run started"
+    resumed = runner.invoke(app, [*command, "--resume", "--simulate", "seconds=0:0"])
+    assert resumed.exit_code == 0, resumed.output
+    status = runner.invoke(app, ["campaign", "status", str(results)], env={"COLUMNS": "200"})
+    assert "runs executed with: --simulate (simulated runs: not publishable" in status.output
+    document = json.loads(runner.invoke(app, ["campaign", "status", str(results), "--json"]).output)
+    assert document["settings"]["simulated"] is True
+
+
+def test_plan_refuses_a_task_not_in_the_catalog_with_a_suggestion(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 2, naming the file, the block and the task, with the catalog's did-you-mean."""
+    profile = _real_tasks_profile(tmp_path, second="mimic-kdigo-48")
+    monkeypatch.setattr(sys, "argv", ["m4bench", "campaign", "plan", str(profile)])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    assert exited.value.code == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"{profile}: field blocks[0] ('pair').tasks: no task named 'mimic-kdigo-48'" in err
+    assert "hint: did you mean mimic-kdigo-48h" in err
+    run = runner.invoke(
+        app, ["campaign", "run", str(profile), "--results", str(tmp_path / "r"), "--no-progress"]
+    )
+    assert isinstance(run.exception, M4BenchError), run.output
+    assert "did you mean mimic-kdigo-48h" in str(run.exception), "run refuses it the same way"
+    assert not (tmp_path / "r").exists()

@@ -32,6 +32,8 @@ from m4bench.campaign import (
 from m4bench.campaign.eta import EtaModel
 from m4bench.campaign.profile import Budget, Price
 from m4bench.campaign.retry import call_with_backoff
+from m4bench.campaign.status import status_document
+from m4bench.errors import M4BenchError
 from m4bench.fileio import read_model
 
 FAST = RetryPolicy(base_delay_seconds=0.0, max_delay_seconds=0.0, infrastructure_retries=1)
@@ -289,3 +291,27 @@ def test_a_harness_that_runs_nothing_stops_the_campaign(
     never = DriverSettings("small", stop_after_infra_errors=0)
     report = run_campaign(ResultsDir(tmp_path / "c"), runs, LocalExecutor(broken, 2, FAST), never)
     assert report.stopped is None and report.infra_errors == len(runs)
+
+
+def test_infrastructure_errors_keep_their_hint(tmp_path: Path, small_profile: Path) -> None:
+    """The run summary and the status say what to do, as the error's hint does."""
+    runs = _plan(small_profile)
+    setup = "build it with `m4bench setup --source s --task mimic-alpha`"
+
+    def never_set_up(run: PlannedRun) -> RunOutcome:
+        error = M4BenchError("tasks/s/ground-truth/alpha.parquet: no ground truth", hint=setup)
+        raise InfrastructureError(str(error))
+
+    report = run_campaign(
+        ResultsDir(tmp_path / "a"),
+        runs,
+        LocalExecutor(never_set_up, 1, FAST),
+        DriverSettings("small", stop_after_infra_errors=1),
+    )
+    headline = "InfrastructureError: tasks/s/ground-truth/alpha.parquet: no ground truth"
+    assert report.infra_reasons == {headline: 1}
+    assert report.infra_hints == {headline: setup}
+    status = campaign_status(ResultsDir(tmp_path / "a"))
+    assert status.infra_errors == {headline: 1} and status.infra_hints == {headline: setup}
+    document = status_document(status)
+    assert document["last_infrastructure_error_hints"] == {headline: setup}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from m4bench.campaign import (
     DriverSettings,
@@ -18,11 +19,15 @@ from m4bench.campaign import (
     run_campaign,
 )
 from m4bench.campaign.runner_bridge import RunnerRunFn, spec_for
+from m4bench.cli import app
+from m4bench.errors import M4BenchError
 from m4bench.fileio import read_model
 from m4bench.home import DataHome
 from m4bench.provision.provisioner import setup
 from m4bench.runner import RunOptions, execute_run
 from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
+from m4bench.tasks.catalog import load_catalog
+from m4bench.tasks.mutants import catalog_mutant_source
 
 pytestmark = pytest.mark.slow
 
@@ -83,3 +88,74 @@ def test_oracle_campaign_records_runner_results_once(tmp_path: Path, home: DataH
     adopted = results / "work" / runs[0].run_id
     assert sorted(p.name for p in adopted.glob("attempt-*")) == ["attempt-1"]
     assert (adopted / "runner-result.json").exists()
+
+
+MUTANT = "mutant:bilirubin-not-floored"
+MUTANT_PROFILE = f"""
+name = "mutant"
+default_agent = "{MUTANT}"
+trials = 1
+[agents."{MUTANT}"]
+provider = "local"
+models = {{ primary = ["default"] }}
+[[blocks]]
+name = "b"
+tasks = ["{TASK}"]
+conditions = ["no-skill", "with-skill"]
+"""
+
+
+def test_mutant_agents_run_in_a_campaign_as_in_m4bench_run(tmp_path: Path, home: DataHome) -> None:
+    """The campaign's runner gets the catalog's mutants, as ``m4bench run`` does."""
+    profile_path = tmp_path / "mutant.toml"
+    profile_path.write_text(MUTANT_PROFILE, encoding="utf-8")
+    runs = plan_campaign(load_profile(str(profile_path)))
+    results = tmp_path / "results"
+    run_fn = RunnerRunFn(
+        home=home.root, results=results, sources={"mimic-iv": SOURCE}, sandbox="none"
+    )
+    report = run_campaign(
+        ResultsDir(results), runs, LocalExecutor(run_fn, 2, RetryPolicy()), DriverSettings("m")
+    )
+    assert report.infra_errors == 0 and report.done == len(runs) == 2
+    catalog = load_catalog()
+    single = execute_run(
+        spec_for(runs[0]),
+        home=home,
+        source=SOURCE,
+        results_dir=tmp_path / "single",
+        options=RunOptions(sandbox="none", mutants=catalog_mutant_source(catalog)),
+    )
+    assert single.status == "ok"
+    recorded = read_model(ResultsDir(results).result_path(runs[0].run_id), RunResult)
+    assert recorded.agent == MUTANT and recorded.record["status"] == "ok"
+    assert recorded.reward == single.reward
+
+
+def test_cli_names_the_fix_and_refuses_resuming_on_another_source(
+    tmp_path: Path, home: DataHome
+) -> None:
+    profile_path = tmp_path / "two.toml"
+    profile_path.write_text(
+        PROFILE.replace(f'tasks = ["{TASK}"]', f'tasks = ["{TASK}", "mimic-sofa-24h"]')
+        .replace("trials = 2", "trials = 1")
+        .replace('conditions = ["no-skill", "with-skill"]', 'conditions = ["no-skill"]'),
+        encoding="utf-8",
+    )
+    results = tmp_path / "results"
+    command = [
+        "campaign", "run", str(profile_path), "--results", str(results), "--no-progress",
+        "--home", str(home.root), "--sandbox", "none",
+    ]  # fmt: skip
+    first = CliRunner().invoke(app, [*command, "--source", f"mimic-iv={SOURCE}"])
+    assert first.exit_code == 1, first.output
+    assert "1/2 complete" in first.output
+    # The never set up task's error comes with the command that sets it up.
+    assert f"hint: build it with `m4bench setup --source {SOURCE} --task mimic-sofa-24h`" in (
+        first.output
+    )
+    attempts = sorted(results.glob("runs/*/attempts/*.json"))
+    other = CliRunner().invoke(app, [*command, "--resume", "--source", "mimic-iv=other-mimic"])
+    assert isinstance(other.exception, M4BenchError), other.output
+    assert f"--source mimic-iv: recorded '{SOURCE}', given 'other-mimic'" in str(other.exception)
+    assert sorted(results.glob("runs/*/attempts/*.json")) == attempts, "nothing ran"

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from m4bench.campaign import PlanOptions, ResultsDir, RunOutcome, load_profile, plan_campaign
-from m4bench.campaign.records import result_from_outcome
+from m4bench.campaign.records import RunSettings, result_from_outcome
 from m4bench.errors import M4BenchError
 
 
@@ -65,3 +66,48 @@ def test_a_damaged_record_is_reported_with_its_path(tmp_path: Path, small_profil
     path.write_text('{"run_id": 3}', encoding="utf-8")
     with pytest.raises(M4BenchError, match=str(path)):
         results.read_result(run.run_id)
+
+
+REAL = RunSettings(
+    simulated=False,
+    sources={"eicu": "synthetic-eicu", "mimic-iv": "synthetic-mimic-iv"},
+    sandbox="bwrap",
+)
+
+
+def test_resume_with_other_settings_is_refused_naming_both(
+    tmp_path: Path, small_profile: Path
+) -> None:
+    runs = plan_campaign(load_profile(str(small_profile)))
+    results = ResultsDir(tmp_path / "res")
+    results.open_campaign("small", runs, resume=False, settings=REAL)
+    manifest = results.read_manifest()
+    assert manifest is not None and manifest.settings == REAL
+    results.open_campaign("small", runs, resume=True, settings=REAL)
+    other = REAL.model_copy(update={"sources": {**REAL.sources, "mimic-iv": "mimic-iv-3.1"}})
+    with pytest.raises(M4BenchError) as refused:
+        results.check_campaign(runs, resume=True, settings=other)
+    message = refused.value.message
+    assert "--source mimic-iv: recorded 'synthetic-mimic-iv', given 'mimic-iv-3.1'" in message
+    assert "eicu" not in message, "only the setting that differs is named"
+    assert refused.value.hint is not None
+    assert "--source mimic-iv=synthetic-mimic-iv" in refused.value.hint
+    with pytest.raises(M4BenchError, match="--sandbox: recorded 'bwrap', given 'none'"):
+        results.check_campaign(runs, True, REAL.model_copy(update={"sandbox": "none"}))
+    with pytest.raises(M4BenchError, match="--simulate: recorded real runs, given simulated"):
+        results.check_campaign(runs, True, RunSettings(simulated=True))
+
+
+def test_a_campaign_recorded_without_settings_still_resumes(
+    tmp_path: Path, small_profile: Path
+) -> None:
+    """campaign.json written before settings were recorded: the plan alone is checked."""
+    runs = plan_campaign(load_profile(str(small_profile)))
+    results = ResultsDir(tmp_path / "res")
+    results.open_campaign("small", runs, resume=False)
+    document = json.loads(results.manifest_path.read_text(encoding="utf-8"))
+    document.pop("settings")
+    results.manifest_path.write_text(json.dumps(document), encoding="utf-8")
+    assert results.check_campaign(runs, resume=True, settings=REAL)
+    manifest = results.read_manifest()
+    assert manifest is not None and manifest.settings is None

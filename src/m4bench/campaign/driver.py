@@ -24,7 +24,14 @@ from m4bench.campaign.identity import PlannedRun
 from m4bench.campaign.plan import schedule_order
 from m4bench.campaign.profile import Budget, Price
 from m4bench.campaign.progress import ProgressSink, Tally
-from m4bench.campaign.records import RunOutcome, RunResult, error_headline, result_from_outcome
+from m4bench.campaign.records import (
+    RunOutcome,
+    RunResult,
+    RunSettings,
+    error_headline,
+    error_hint,
+    result_from_outcome,
+)
 from m4bench.campaign.store import Claim, ResultsDir
 
 POLL_SECONDS = 0.5
@@ -48,6 +55,9 @@ class DriverSettings:
     """Runs in a row ending in infrastructure errors (each after its retries) before no
     new run starts: a harness that cannot run anything (a missing source or agent
     program) does not churn through the whole plan. 0: never stop."""
+    run_settings: RunSettings | None = None
+    """What the runs are executed with (sources, sandbox, ...): recorded in a new
+    campaign, checked against the recorded ones on resume. None: neither."""
 
 
 @dataclass
@@ -59,6 +69,8 @@ class CampaignReport:
     infra_errors: int = 0
     infra_reasons: Counter[str] = field(default_factory=Counter)
     """Infrastructure errors by the first line of their message."""
+    infra_hints: dict[str, str] = field(default_factory=dict)
+    """What to do about an error of ``infra_reasons`` (its hint), by the same first line."""
     infra_streak: int = 0
     """Infrastructure errors since the last run that completed."""
     held_elsewhere: int = 0
@@ -69,7 +81,11 @@ class CampaignReport:
     def infra_error(self, error: str) -> None:
         self.infra_errors += 1
         self.infra_streak += 1
-        self.infra_reasons[error_headline(error)] += 1
+        headline = error_headline(error)
+        self.infra_reasons[headline] += 1
+        hint = error_hint(error)
+        if hint is not None:
+            self.infra_hints.setdefault(headline, hint)
 
     @property
     def complete(self) -> int:
@@ -113,7 +129,7 @@ def run_campaign(
     """
     state: _State | None = None
     try:
-        results.open_campaign(settings.profile, runs, settings.resume)
+        results.open_campaign(settings.profile, runs, settings.resume, settings.run_settings)
         guard = BudgetGuard(settings.budget)
         todo = _missing_runs(results, runs, guard)
         report = CampaignReport(planned=len(runs), complete_before=len(runs) - len(todo))

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from m4bench.campaign.identity import Cell, PlannedRun
 from m4bench.campaign.priors import DurationPriors, shipped_priors
 from m4bench.campaign.profile import Block, Profile
 from m4bench.campaign.selection import TaskFacts, TaskSelector, select_tasks, unknown_tasks
 from m4bench.errors import M4BenchError
+
+if TYPE_CHECKING:
+    from m4bench.tasks.catalog import Catalog
 
 
 @dataclass(frozen=True)
@@ -129,10 +133,20 @@ def _check_schemas(block: Block, tasks: list[str]) -> None:
         )
 
 
-def tasks_outside_catalog(profile: Profile, catalog: Sequence[TaskFacts]) -> list[str]:
-    """Explicitly named tasks the catalog does not hold (sorted)."""
-    named = [task for block in profile.blocks for task in block.tasks or []]
-    return unknown_tasks(named, catalog)
+def check_named_tasks(profile: Profile, catalog: Catalog, where: str | None = None) -> None:
+    """Refuse a profile naming a task the catalog does not hold, with the catalog's own
+    suggestion (the did-you-mean of ``m4bench run --task``). ``where``: the profile's
+    file, for the message."""
+    for index, block in enumerate(profile.blocks):
+        for task in block.tasks or []:
+            try:
+                catalog.task(task)
+            except M4BenchError as exc:
+                raise M4BenchError(
+                    f"{where or f'profile {profile.name!r}'}: field blocks[{index}] "
+                    f"({block.name!r}).tasks: {exc.message}",
+                    hint=exc.hint,
+                ) from None
 
 
 def schedule_order(runs: Sequence[PlannedRun]) -> list[PlannedRun]:

@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from m4bench.campaign.identity import Cell, Condition, PlannedRun, Schema
 
 RESULT_FORMAT_VERSION: Literal[1] = 1
+HINT_PREFIX = "hint:"
+"""How an error text marks its hint (see :class:`m4bench.errors.M4BenchError`)."""
 
 
 class Usage(BaseModel):
@@ -156,6 +158,67 @@ def error_headline(error: str) -> str:
     return error.strip().splitlines()[0] if error.strip() else "no detail"
 
 
+def error_hint(error: str) -> str | None:
+    """The ``hint: ...`` line of an error text (what to do about it), if it has one."""
+    for line in error.splitlines():
+        text = line.strip()
+        if text.startswith(HINT_PREFIX):
+            return text[len(HINT_PREFIX) :].strip() or None
+    return None
+
+
+class RunSettings(BaseModel):
+    """The options a campaign's runs were executed with that change their results.
+
+    Recorded in ``campaign.json`` when a campaign starts; ``--resume`` with different
+    ones is refused, so one campaign never mixes data sources, sandboxes, model
+    endpoints, or simulated and real runs.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    simulated: bool = Field(description="runs are simulated (--simulate): no agent ran")
+    sources: dict[str, str] = Field(
+        default_factory=dict, description="data source per dataset (none when simulated)"
+    )
+    sandbox: str | None = Field(None, description="sandbox backend (none when simulated)")
+    endpoint: str | None = Field(None, description="model endpoint of the react agent")
+
+    def differences(self, given: RunSettings) -> list[tuple[str, str, str]]:
+        """``(option, recorded, given)`` for every option that differs, in a fixed order."""
+        if self.simulated != given.simulated:  # the other options follow from this one
+            return [("--simulate", _simulation(self), _simulation(given))]
+        found: list[tuple[str, str, str]] = []
+        for dataset in sorted({*self.sources, *given.sources}):
+            recorded, now = self.sources.get(dataset), given.sources.get(dataset)
+            if recorded != now:
+                found.append((f"--source {dataset}", _shown(recorded), _shown(now)))
+        if self.sandbox != given.sandbox:
+            found.append(("--sandbox", _shown(self.sandbox), _shown(given.sandbox)))
+        if self.endpoint != given.endpoint:
+            found.append(("--endpoint", _shown(self.endpoint), _shown(given.endpoint)))
+        return found
+
+    def as_options(self) -> str:
+        """The ``campaign run`` options that give these settings."""
+        if self.simulated:
+            return "--simulate SPEC"
+        parts = [f"--source {dataset}={name}" for dataset, name in sorted(self.sources.items())]
+        if self.sandbox is not None:
+            parts.append(f"--sandbox {self.sandbox}")
+        if self.endpoint is not None:
+            parts.append(f"--endpoint {self.endpoint}")
+        return " ".join(parts) or "no options"
+
+
+def _simulation(settings: RunSettings) -> str:
+    return "simulated runs" if settings.simulated else "real runs"
+
+
+def _shown(value: str | None) -> str:
+    return "(none)" if value is None else repr(value)
+
+
 class CampaignManifest(BaseModel):
     """``<results>/campaign.json``: the planned set a results directory must reach."""
 
@@ -164,4 +227,9 @@ class CampaignManifest(BaseModel):
     format_version: Literal[1] = 1
     profile: str
     plan_sha256: str
+    settings: RunSettings | None = Field(
+        None,
+        description="what the runs are executed with; None in campaigns recorded before "
+        "it was (their resume checks the planned set only)",
+    )
     runs: list[PlannedRun]

@@ -32,6 +32,7 @@ from m4bench.runner import (
 )
 from m4bench.sources.defaults import DEFAULT_SOURCES
 from m4bench.tasks.catalog import Catalog, extra_task_roots, load_catalog
+from m4bench.tasks.mutants import catalog_mutant_source
 
 WORK_DIR = "work"
 RUNNER_RESULT = "result.json"
@@ -55,21 +56,28 @@ class RunnerRunFn:
         user's task folders resolved where the campaign started (so Ray workers use them)."""
         return load_catalog(extra_roots=self.task_roots)
 
+    def options(self) -> RunOptions:
+        """How the runner executes each run: as ``m4bench run`` does, the catalog's
+        mutants included (so ``mutant:NAME`` agents run); the sandbox comes apart."""
+        return RunOptions(
+            endpoint=self.endpoint,
+            mutants=catalog_mutant_source(self.catalog),
+            catalog=self.catalog,
+        )
+
     def __call__(self, run: PlannedRun) -> RunOutcome:
         work = self.results / WORK_DIR
         finished = _finished_earlier(work / run.run_id)
         if finished is not None:
             return outcome_from_record(finished)
-        options = RunOptions(endpoint=self.endpoint, catalog=self.catalog)
-        if self.sandbox is not None:
-            options = RunOptions(sandbox=self.sandbox, endpoint=self.endpoint, catalog=self.catalog)
         record = execute_run(
             spec_for(run),
             home=DataHome.from_env(self.home),
             source=self.sources[dataset_of(run.cell.task)],
             results_dir=work,
+            sandbox=self.sandbox,
             timeout=run.timeout_seconds,
-            options=options,
+            options=self.options(),
         )
         _set_aside_runner_records(work / run.run_id)
         if record.status == "harness_error":

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from m4bench.errors import M4BenchError
+
+if TYPE_CHECKING:
+    from m4bench.tasks.catalog import Catalog
 
 
 @dataclass(frozen=True)
@@ -66,10 +69,14 @@ def unknown_tasks(names: Iterable[str], catalog: Sequence[TaskFacts]) -> list[st
 
 
 def facts_from_catalog() -> list[TaskFacts]:
-    """The facts of every task in the shipped task catalog."""
+    """The facts of every task in the task catalog."""
     from m4bench.tasks.catalog import load_catalog
 
-    catalog = load_catalog()
+    return facts_of(load_catalog())
+
+
+def facts_of(catalog: Catalog) -> list[TaskFacts]:
+    """The facts of every task in ``catalog``."""
     return [
         TaskFacts(
             name=task.name,

@@ -1,7 +1,9 @@
 """A simulated run function: no agent, no model, just time, tokens and failures.
 
 It rehearses a campaign end to end (planning, executors, resume, budgets, a Ray
-cluster's setup) without spending a token. Durations, rewards, token counts and agent
+cluster's setup) without spending a token. Its records are never publishable (their
+``publishable_reason`` says they are simulated), so analysis leaves them out unless
+asked to include unpublishable runs. Durations, rewards, token counts and agent
 failures are drawn from a generator seeded by the run id, so they repeat exactly;
 transient and infrastructure errors are drawn fresh on every call, as in real life.
 """
@@ -18,7 +20,11 @@ from m4bench.campaign.identity import PlannedRun
 from m4bench.campaign.records import RunOutcome, Usage
 from m4bench.campaign.retry import InfrastructureError, TransientError
 
-AGENT_FAILURES = ("timeout", "agent_nonzero_exit", "no_output")
+AGENT_FAILURES = ("timeout", "nonzero_exit", "no_output")
+"""Agent failures it simulates, named as the runner names them."""
+NOT_PUBLISHABLE = "simulated run (campaign run --simulate): no agent ran, nothing was scored"
+_EXIT_STATUS = 1
+_KILLED_BY_SIGTERM = -15
 
 
 class SimulatedRun(BaseModel):
@@ -50,14 +56,34 @@ class SimulatedRun(BaseModel):
         return RunOutcome(
             reward=None if reason else reward,
             failure_reason=reason,
-            publishable=True,
+            publishable=False,
             usage=Usage(
                 input_tokens=tokens, cached_input_tokens=tokens // 2, output_tokens=tokens // 10
             ),
             elapsed_seconds=round(duration, 6),
-            record={"simulated": True, "seed": self.seed},
+            record=simulated_record(self.seed, reason),
         )
 
     def _seed_for(self, run: PlannedRun) -> int:
         text = f"{self.seed}:{run.run_id}"
         return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+
+
+def simulated_record(seed: int, failure: str | None) -> dict[str, object]:
+    """The record a simulated run keeps in place of the runner's, laid out as the
+    runner's is where readers look: not publishable and why, and the agent's exit as
+    the simulated failure implies (a timeout is a kill, as the sandbox reports it)."""
+    returncode = {"nonzero_exit": _EXIT_STATUS, "timeout": _KILLED_BY_SIGTERM}.get(failure or "", 0)
+    return {
+        "simulated": True,
+        "seed": seed,
+        "status": failure or "ok",
+        "publishable": False,
+        "publishable_reason": NOT_PUBLISHABLE,
+        "sandbox": {
+            "backend": "simulated",
+            "returncode": returncode,
+            "timed_out": failure == "timeout",
+            "killed": failure == "timeout",
+        },
+    }

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from m4bench.campaign.identity import Cell
-from m4bench.campaign.records import CampaignManifest, error_headline
+from m4bench.campaign.records import CampaignManifest, RunSettings, error_headline, error_hint
 from m4bench.campaign.store import ResultsDir
 from m4bench.errors import M4BenchError
 
@@ -46,6 +46,10 @@ class CampaignStatus:
     infra_errors: dict[str, int] = field(default_factory=dict)
     """Missing runs whose last attempt ended in an infrastructure error, by the first
     line of that error."""
+    infra_hints: dict[str, str] = field(default_factory=dict)
+    """What to do about an error of ``infra_errors`` (its hint), by the same first line."""
+    settings: RunSettings | None = None
+    """What the runs are executed with, as recorded (None: recorded before settings were)."""
 
     def total(self, attribute: str) -> int:
         return sum(int(getattr(cell, attribute)) for cell in self.cells)
@@ -56,6 +60,7 @@ def campaign_status(results: ResultsDir) -> CampaignStatus:
     cells: dict[str, CellStatus] = {}
     truths: dict[str, dict[str, list[str]]] = {}
     infra: Counter[str] = Counter()
+    hints: dict[str, str] = {}
     for run in manifest.runs:
         status = cells.setdefault(run.cell.key, CellStatus(cell=run.cell))
         result = results.read_result(run.run_id)
@@ -66,7 +71,10 @@ def campaign_status(results: ResultsDir) -> CampaignStatus:
             running = results.is_running(run.run_id)
             status.running += int(running)
             if not running and (error := _last_infra_error(results, run.run_id)) is not None:
-                infra[error_headline(error)] += 1
+                headline = error_headline(error)
+                infra[headline] += 1
+                if (hint := error_hint(error)) is not None:
+                    hints.setdefault(headline, hint)
         elif result.status == "failed":
             status.failed += 1
             reason = result.failure_reason or "unknown"
@@ -87,7 +95,9 @@ def campaign_status(results: ResultsDir) -> CampaignStatus:
         if len(by_sha) > 1
     }
     reasons = dict(sorted(infra.items(), key=lambda item: (-item[1], item[0])))
-    return CampaignStatus(manifest.profile, ordered, unplanned, mixed, reasons)
+    return CampaignStatus(
+        manifest.profile, ordered, unplanned, mixed, reasons, hints, manifest.settings
+    )
 
 
 def _last_infra_error(results: ResultsDir, run_id: str) -> str | None:
@@ -121,11 +131,13 @@ def status_document(status: CampaignStatus) -> dict[str, object]:
     totals = {key: status.total(key) for key in ("done", "failed", "missing", "running")}
     return {
         "profile": status.profile,
+        "settings": None if status.settings is None else status.settings.model_dump(mode="json"),
         "totals": totals,
         "cells": cells,
         "unplanned": status.unplanned,
         "mixed_ground_truths": status.mixed_truths,
         "last_infrastructure_errors": status.infra_errors,
+        "last_infrastructure_error_hints": dict(sorted(status.infra_hints.items())),
     }
 
 

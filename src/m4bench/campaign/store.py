@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO
 
 from m4bench.campaign.identity import PlannedRun
-from m4bench.campaign.records import AttemptRecord, CampaignManifest, RunResult
+from m4bench.campaign.records import AttemptRecord, CampaignManifest, RunResult, RunSettings
 from m4bench.errors import M4BenchError
 from m4bench.fileio import canonical_json, read_model, write_model
 
@@ -83,11 +83,14 @@ class ResultsDir:
             return None
         return read_model(self.manifest_path, CampaignManifest)
 
-    def check_campaign(self, runs: list[PlannedRun], resume: bool) -> bool:
+    def check_campaign(
+        self, runs: list[PlannedRun], resume: bool, settings: RunSettings | None = None
+    ) -> bool:
         """Whether the planned set may run here; True when it is recorded already.
 
         Raises (writing nothing) when the directory holds something else, or holds a
-        campaign that is not to be resumed or whose planned set differs.
+        campaign that is not to be resumed, whose planned set differs, or whose runs
+        were executed with other settings (``None`` on either side: not checked).
         """
         existing = self.read_manifest()
         if existing is None:
@@ -108,12 +111,22 @@ class ResultsDir:
                 f"({existing.profile!r}, {len(existing.runs)} runs; now {len(runs)})",
                 hint="resume with the same profile and options, or use a new directory",
             )
+        if existing.settings is not None and settings is not None:
+            _check_settings(self.manifest_path, existing.settings, settings)
         return True
 
-    def open_campaign(self, profile: str, runs: list[PlannedRun], resume: bool) -> None:
+    def open_campaign(
+        self,
+        profile: str,
+        runs: list[PlannedRun],
+        resume: bool,
+        settings: RunSettings | None = None,
+    ) -> None:
         """Record the planned set, or check it matches the one already recorded."""
-        if not self.check_campaign(runs, resume):
-            manifest = CampaignManifest(profile=profile, plan_sha256=plan_sha256(runs), runs=runs)
+        if not self.check_campaign(runs, resume, settings):
+            manifest = CampaignManifest(
+                profile=profile, plan_sha256=plan_sha256(runs), settings=settings, runs=runs
+            )
             write_model(self.manifest_path, manifest)
 
     # -- one run ----------------------------------------------------------------------
@@ -199,6 +212,20 @@ class ResultsDir:
         if not directory.is_dir():
             return []
         return [p for p in directory.glob("*.json") if p.stem.isdigit()]
+
+
+def _check_settings(manifest: Path, recorded: RunSettings, given: RunSettings) -> None:
+    """Refuse to resume with options that would change the results of the runs to come."""
+    differences = recorded.differences(given)
+    if not differences:
+        return
+    lines = "; ".join(f"{option}: recorded {was}, given {now}" for option, was, now in differences)
+    raise M4BenchError(
+        f"{manifest}: the campaign recorded here ran with other settings ({lines}), so "
+        "resuming it would mix results that do not compare",
+        hint=f"resume with the recorded settings ({recorded.as_options()}), or run the "
+        "campaign in a new results directory",
+    )
 
 
 def _remove_stale_temporaries(run_dir: Path) -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from m4bench.campaign import (
@@ -28,16 +27,19 @@ from m4bench.campaign import (
     shipped_profiles,
 )
 from m4bench.campaign.executors import Executor
-from m4bench.campaign.plan import tasks_outside_catalog
-from m4bench.campaign.profile import Budget
+from m4bench.campaign.plan import check_named_tasks
+from m4bench.campaign.profile import Budget, resolve_profile_path
 from m4bench.campaign.progress import LiveProgress
-from m4bench.campaign.selection import TaskFacts, facts_from_catalog
+from m4bench.campaign.records import RunSettings
+from m4bench.campaign.selection import TaskFacts, facts_of
 from m4bench.campaign.simulate_spec import parse_simulation
 from m4bench.campaign.status import CampaignStatus, status_document
 from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.errors import M4BenchError
 from m4bench.fileio import canonical_json
+from m4bench.sandbox import default_sandbox_name
 from m4bench.sources.defaults import DEFAULT_SOURCES
+from m4bench.tasks.catalog import load_catalog
 
 app = typer.Typer(help="Plan, run, resume and inspect campaigns.", no_args_is_help=True)
 
@@ -71,22 +73,12 @@ def plan_command(
 ) -> None:
     """Print the planned runs of a profile and their count."""
     loaded = load_profile(profile)
-    catalog = _catalog(loaded, required=True)
-    options = PlanOptions(tuple(agent or ()), tuple(model or ()), trials, strict=False)
-    planned = plan_campaign(loaded, options, catalog)
-    console = make_console()
+    options = PlanOptions(tuple(agent or ()), tuple(model or ()), trials)
+    planned = plan_campaign(loaded, options, _catalog(profile, loaded, check_tasks=True))
     if runs:
         for run in planned:
             typer.echo(f"{run.run_id}\t{run.cell.key}\t{run.trial}")
-    console.print(_plan_table(planned))
-    if catalog is not None:
-        outside = tasks_outside_catalog(loaded, catalog)
-        if outside:
-            console.print(
-                f"[yellow]note:[/] {len(outside)} task(s) not in the task catalog yet: "
-                f"{escape(', '.join(outside))}",
-                highlight=False,
-            )
+    make_console().print(_plan_table(planned))
     typer.echo(f"{len(planned)} runs planned")
 
 
@@ -128,10 +120,13 @@ def run_command(
 ) -> None:
     """Run every planned run that has no complete result record yet."""
     loaded = load_profile(profile)
-    options = PlanOptions(tuple(agent or ()), tuple(model or ()), trials, strict=simulate is None)
-    planned = plan_campaign(loaded, options, _catalog(loaded, required=simulate is None))
-    ResultsDir(results).check_campaign(planned, resume)  # before starting any executor
-    run_fn = _run_function(simulate, results, AgentOptions(home, sandbox, endpoint, source or []))
+    real = simulate is None
+    options = PlanOptions(tuple(agent or ()), tuple(model or ()), trials, strict=real)
+    planned = plan_campaign(loaded, options, _catalog(profile, loaded, check_tasks=real))
+    agent_options = AgentOptions(home, sandbox, endpoint, _sources(source or []))
+    recorded = _run_settings(simulate, agent_options)
+    ResultsDir(results).check_campaign(planned, resume, recorded)  # before any executor
+    run_fn = _run_function(simulate, results, agent_options)
     policy = loaded.retry
     if simulate is not None:
         policy = policy.model_copy(update={"base_delay_seconds": 0.01, "max_delay_seconds": 0.1})
@@ -143,6 +138,7 @@ def run_command(
         budget=_budget(loaded.budget, max_cost, max_tokens, max_hours),
         prices=loaded.prices,
         stop_after_infra_errors=loaded.retry.stop_after_infra_errors,
+        run_settings=recorded,
     )
     store = ResultsDir(results)
     try:
@@ -166,21 +162,24 @@ def _print_report(report: CampaignReport) -> None:
         f"{report.infra_errors} infrastructure errors; ${report.cost_usd:,.2f}, "
         f"{report.tokens:,} tokens"
     )
-    _print_infra_reasons(report.infra_reasons, "infrastructure errors")
+    _print_infra_reasons(report.infra_reasons, report.infra_hints, "infrastructure errors")
     if report.stopped:
         typer.echo(f"stopped: {report.stopped}")
     if report.missing:
         typer.echo(f"{report.missing} runs missing; run again with --resume to continue")
 
 
-def _print_infra_reasons(reasons: Mapping[str, int], title: str) -> None:
-    """The commonest errors first; each attempt's full text is under runs/<id>/attempts/."""
+def _print_infra_reasons(reasons: Mapping[str, int], hints: Mapping[str, str], title: str) -> None:
+    """The commonest errors first, each with its hint (what to do); each attempt's full
+    text is under runs/<id>/attempts/."""
     if not reasons:
         return
     typer.echo(f"{title}, commonest first (full text: runs/<run>/attempts/<n>.json):")
     ranked = sorted(reasons.items(), key=lambda item: (-item[1], item[0]))
     for reason, count in ranked[:_SHOWN_REASONS]:
         typer.echo(f"  {count}x {reason}")
+        if reason in hints:
+            typer.echo(f"     hint: {hints[reason]}")
     if len(ranked) > _SHOWN_REASONS:
         typer.echo(f"  ... and {len(ranked) - _SHOWN_REASONS} more")
 
@@ -198,6 +197,8 @@ def status_command(
     if as_json:
         typer.echo(canonical_json(status_document(status)), nl=False)
         return
+    if status.settings is not None:
+        typer.echo(f"runs executed with: {_describe_settings(status.settings)}")
     make_console().print(_status_table(status, incomplete))
     typer.echo(
         f"{status.total('done')} done, {status.total('failed')} failed, "
@@ -206,7 +207,9 @@ def status_command(
     )
     if status.unplanned:
         typer.echo(f"{len(status.unplanned)} run directories not in the plan")
-    _print_infra_reasons(status.infra_errors, "missing runs' last infrastructure errors")
+    _print_infra_reasons(
+        status.infra_errors, status.infra_hints, "missing runs' last infrastructure errors"
+    )
     for task, by_truth in status.mixed_truths.items():
         counts = ", ".join(f"{len(ids)} on {sha[:12]}" for sha, ids in by_truth.items())
         typer.echo(
@@ -217,20 +220,55 @@ def status_command(
         )
 
 
-def _catalog(profile: Profile, required: bool) -> list[TaskFacts] | None:
-    """The task catalog's facts, when selectors or a task check need them.
+def _describe_settings(settings: RunSettings) -> str:
+    if settings.simulated:
+        return "--simulate (simulated runs: not publishable, no agent ran)"
+    return settings.as_options()
+
+
+def _catalog(name: str, profile: Profile, check_tasks: bool) -> list[TaskFacts] | None:
+    """The task catalog's facts, when selectors or the task check need them; with
+    ``check_tasks``, a task the profile names must be in the catalog.
 
     Only a profile with selectors fails without a catalog.
     """
     selects = any(block.tasks is None for block in profile.blocks)
-    if not (selects or required):
+    if not (selects or check_tasks):
         return None
     try:
-        return facts_from_catalog()
+        catalog = load_catalog()
     except M4BenchError:
         if selects:
             raise
         return None
+    if check_tasks:
+        check_named_tasks(profile, catalog, str(resolve_profile_path(name)))
+    return facts_of(catalog)
+
+
+def _sources(items: list[str]) -> dict[str, str]:
+    """``--source DATASET=NAME`` options over the default sources."""
+    sources = dict(DEFAULT_SOURCES)
+    for item in items:
+        dataset, sep, name = item.partition("=")
+        if not sep or dataset not in sources or not name:
+            raise typer.BadParameter(
+                f"{item!r}: expected mimic-iv=NAME or eicu=NAME", param_hint="--source"
+            )
+        sources[dataset] = name
+    return sources
+
+
+def _run_settings(simulate: str | None, agent_options: AgentOptions) -> RunSettings:
+    """What the campaign records of its options (and checks on --resume)."""
+    if simulate is not None:
+        return RunSettings(simulated=True)
+    return RunSettings(
+        simulated=False,
+        sources=agent_options.sources,
+        sandbox=agent_options.sandbox or default_sandbox_name(),
+        endpoint=agent_options.endpoint,
+    )
 
 
 def _run_function(simulate: str | None, results: Path, agent_options: AgentOptions) -> RunFn:
@@ -238,18 +276,10 @@ def _run_function(simulate: str | None, results: Path, agent_options: AgentOptio
         return parse_simulation(simulate)
     from m4bench.campaign.runner_bridge import RunnerRunFn
 
-    sources = dict(DEFAULT_SOURCES)
-    for item in agent_options.sources:
-        dataset, sep, name = item.partition("=")
-        if not sep or dataset not in sources or not name:
-            raise typer.BadParameter(
-                f"{item!r}: expected mimic-iv=NAME or eicu=NAME", param_hint="--source"
-            )
-        sources[dataset] = name
     return RunnerRunFn(
         home=resolve_home(agent_options.home).root,
         results=results.expanduser().resolve(),
-        sources=sources,
+        sources=agent_options.sources,
         sandbox=agent_options.sandbox,
         endpoint=agent_options.endpoint,
     )
@@ -260,7 +290,7 @@ class AgentOptions:
     home: Path | None
     sandbox: str | None
     endpoint: str | None
-    sources: list[str]
+    sources: dict[str, str]
 
 
 def _executor(

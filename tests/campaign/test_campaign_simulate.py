@@ -1,0 +1,63 @@
+"""Simulated runs: never publishable, say they are simulated, and the audit agrees."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from m4bench.analysis.load_results import load_results_dir
+from m4bench.campaign import (
+    DriverSettings,
+    LocalExecutor,
+    PlanOptions,
+    ResultsDir,
+    RetryPolicy,
+    RunResult,
+    SimulatedRun,
+    load_profile,
+    plan_campaign,
+    run_campaign,
+)
+from m4bench.campaign.simulate import NOT_PUBLISHABLE
+from m4bench.evidence.audit import audit_results_dir
+from m4bench.fileio import read_model
+
+
+def _simulated_campaign(root: Path, profile: Path) -> list[RunResult]:
+    runs = plan_campaign(load_profile(str(profile)), PlanOptions(trials=6))
+    fake = SimulatedRun(seed=3, agent_failure_rate=0.6)
+    report = run_campaign(
+        ResultsDir(root), runs, LocalExecutor(fake, 4, RetryPolicy()), DriverSettings("small")
+    )
+    assert report.missing == 0
+    return [read_model(path, RunResult) for path in sorted(root.glob("runs/*/result.json"))]
+
+
+def test_simulated_records_are_not_publishable_and_say_why(
+    tmp_path: Path, small_profile: Path
+) -> None:
+    records = _simulated_campaign(tmp_path / "res", small_profile)
+    assert records and not any(record.publishable for record in records)
+    assert all(record.record["simulated"] is True for record in records)
+    assert {record.record["publishable_reason"] for record in records} == {NOT_PUBLISHABLE}
+    # The analysis reads the flag, so its default (publishable runs only) leaves them out.
+    rows = load_results_dir(tmp_path / "res")
+    assert len(rows) == len(records) and not any(row.publishable for row in rows)
+
+
+def test_the_audit_counts_the_exits_the_failures_imply(tmp_path: Path, small_profile: Path) -> None:
+    records = _simulated_campaign(tmp_path / "res", small_profile)
+    reasons = Counter(record.failure_reason for record in records if record.failure_reason)
+    assert set(reasons) == {"timeout", "nonzero_exit", "no_output"}, reasons
+    audit = audit_results_dir(tmp_path / "res")
+    assert audit.failure_reasons == dict(reasons)
+    # A nonzero exit exits nonzero, a timeout is killed (as the sandbox reports it);
+    # a run without output exited cleanly, like every run that did not fail.
+    assert audit.nonzero_exits == reasons["nonzero_exit"] + reasons["timeout"]
+    assert audit.publishable_failures == len(records)
+    for record in records:
+        sandbox = record.record["sandbox"]
+        assert (sandbox["returncode"] != 0) == (
+            record.failure_reason in {"nonzero_exit", "timeout"}
+        )
+        assert sandbox["timed_out"] == (record.failure_reason == "timeout")
