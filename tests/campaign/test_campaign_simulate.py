@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
+from m4bench.analysis import AnalysisSettings, analyze_runs
 from m4bench.analysis.load_results import load_results_dir
 from m4bench.campaign import (
     DriverSettings,
@@ -19,6 +22,7 @@ from m4bench.campaign import (
     run_campaign,
 )
 from m4bench.campaign.simulate import NOT_PUBLISHABLE
+from m4bench.errors import M4BenchError
 from m4bench.evidence.audit import audit_results_dir
 from m4bench.fileio import read_model
 
@@ -43,6 +47,14 @@ def test_simulated_records_are_not_publishable_and_say_why(
     # The analysis reads the flag, so its default (publishable runs only) leaves them out.
     rows = load_results_dir(tmp_path / "res")
     assert len(rows) == len(records) and not any(row.publishable for row in rows)
+    assert all(row.simulated for row in rows)
+    with pytest.raises(M4BenchError) as caught:
+        analyze_runs(rows, AnalysisSettings(reps=100, permutation_reps=100), "res")
+    assert "every run is simulated" in (caught.value.hint or "")
+    included = analyze_runs(
+        rows, AnalysisSettings(reps=100, permutation_reps=100, include_unpublishable=True), "res"
+    )
+    assert dict(included.integrity)["Simulated runs (no agent ran)"] == len(records)
 
 
 def test_the_audit_counts_the_exits_the_failures_imply(tmp_path: Path, small_profile: Path) -> None:
@@ -55,6 +67,8 @@ def test_the_audit_counts_the_exits_the_failures_imply(tmp_path: Path, small_pro
     # a run without output exited cleanly, like every run that did not fail.
     assert audit.nonzero_exits == reasons["nonzero_exit"] + reasons["timeout"]
     assert audit.publishable_failures == len(records)
+    assert audit.simulated_runs == len(records)
+    assert f"{len(records)} runs are simulated" in " ".join(audit.problems())
     for record in records:
         sandbox = record.record["sandbox"]
         assert (sandbox["returncode"] != 0) == (

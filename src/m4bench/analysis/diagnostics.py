@@ -146,6 +146,9 @@ def integrity_counts(
     ids = [run.run_id for run in loaded]
     trials = [(*run.cell, run.trial) for run in loaded]
     plan: list[tuple[str, int]] = []
+    simulated = sum(run.simulated for run in loaded)
+    if simulated:
+        plan.append(("Simulated runs (no agent ran)", simulated))
     if planned is not None:
         plan = [
             ("Runs planned", len(set(planned))),

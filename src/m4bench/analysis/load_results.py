@@ -106,6 +106,7 @@ def result_to_run(record: dict[str, Any], run_id: str) -> RunRow:
         "trial": _pick(record, "trial"),
         "reward": _pick(record, "test_results.reward", "score.reward", "reward"),
         "publishable": bool(_pick(record, "publishable")),
+        "simulated": bool(_pick(record, "simulated", "record.simulated")),
         "isolated": _pick(record, "isolated", "sandbox.isolated", "record.sandbox.isolated"),
         "filesystem_canary": _passed_flag(
             _pick(record, "filesystem_canary", "sandbox.canary", "record.sandbox.canary")

@@ -224,9 +224,14 @@ def analyze_runs(
     kept = [run for run in runs if run.publishable or settings.include_unpublishable]
     scored = [run for run in kept if run.reward is not None]
     if not scored:
+        simulated = (
+            ""
+            if not all(run.simulated for run in runs)
+            else ("every run is simulated (campaign run --simulate: no agent ran); ")
+        )
         raise M4BenchError(
             f"{source}: no publishable runs with a reward to analyse",
-            hint="check the runs' publishable flags, or pass --include-unpublishable",
+            hint=f"{simulated}check the runs' publishable flags, or pass --include-unpublishable",
         )
     cells = CellTable(scored)
     meta = resolve_task_meta(cells.tasks(), settings.use_catalog)

@@ -30,6 +30,8 @@ class RunRow(BaseModel):
     trial: Count
     reward: Fraction | None
     publishable: bool = True
+    simulated: bool = False
+    """A rehearsal record (``campaign run --simulate``): no agent ran, nothing was scored."""
     isolated: bool | None = None
     filesystem_canary: bool | None = None
     contamination_lint: bool | None = None

@@ -49,6 +49,7 @@ class IntegrityAudit(BaseModel):
     unplanned_runs: int = 0
     cells: int
     publishable_failures: int
+    simulated_runs: int = Field(default=0, description="rehearsal records: no agent ran")
     isolation_failures: int
     canary_failures: int
     lint_failures: int
@@ -69,6 +70,12 @@ class IntegrityAudit(BaseModel):
             lines.append(
                 f"{self.missing_runs} planned {_plural(self.missing_runs, 'run has', 'runs have')} "
                 "no result record"
+            )
+        if self.simulated_runs:
+            runs = _plural(self.simulated_runs, "run is", "runs are")
+            lines.append(
+                f"{self.simulated_runs} {runs} simulated (campaign run --simulate): no agent "
+                "ran, so nothing here measures an agent"
             )
         for name in ("isolation_failures", "canary_failures", "lint_failures"):
             count = getattr(self, name)
@@ -154,6 +161,7 @@ def audit_records(
         unplanned_runs=0 if plan is None else len(set(records) - plan),
         cells=len({row.cell for row in rows}),
         publishable_failures=sum(not row.publishable for row in rows),
+        simulated_runs=sum(row.simulated for row in rows),
         isolation_failures=sum(flag is False for flag in isolated),
         canary_failures=sum(flag is False for flag in canary),
         lint_failures=sum(flag is False for flag in lint),
