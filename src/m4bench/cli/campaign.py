@@ -93,7 +93,12 @@ def run_command(
     model: ModelOpt = None,
     trials: TrialsOpt = None,
     ray_address: Annotated[
-        str | None, typer.Option("--ray-address", help="Ray cluster: 'auto' or ray://host:port.")
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="Ray cluster: 'auto' (the one this machine is in), 'local' (a fresh one), "
+            "HEAD:6379, ray://HEAD:10001 (Ray Client); default: $RAY_ADDRESS or a local one.",
+        ),
     ] = None,
     max_cost: Annotated[float | None, typer.Option("--max-cost", help="USD budget.")] = None,
     max_tokens: Annotated[int | None, typer.Option("--max-tokens", help="Token budget.")] = None,
