@@ -85,25 +85,3 @@ def test_run_command_rejects_an_unknown_agent_without_a_record(
     for name in ("oracle", "replay", "mutant:NAME", "claude-code", "react"):
         assert name in result.output
     assert not list(tmp_path.iterdir())
-
-
-def test_run_command_replay_without_a_file_is_a_recorded_harness_error(
-    bench: Bench, tmp_path: Path
-) -> None:
-    args = [
-        "run",
-        "--task",
-        "mimic-meld-24h",
-        "--agent",
-        "replay",
-        "--source",
-        SOURCE,
-        "--home",
-        str(bench.home.root),
-        "--results",
-        str(tmp_path),
-    ]
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code != 0
-    record = load_result(tmp_path / RunSpec(task="mimic-meld-24h", agent="replay").run_id)
-    assert record.status == "harness_error" and record.error and "replay" in record.error

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 from bwrap_probe import needs_bwrap
@@ -10,6 +11,7 @@ from fake_openai import serve, text_reply, tool_reply, usage
 from run_bench import Bench
 
 from m4bench.agents.atif import Trajectory
+from m4bench.runner import is_complete
 
 pytestmark = needs_bwrap
 
@@ -65,3 +67,21 @@ def test_react_explores_writes_output_and_is_scored(bench: Bench, tmp_path: Path
     assert "egress.jsonl" in record.artifacts
     instruction = (run_dir / record.artifacts["instruction.md"].path).read_text()
     assert instruction.startswith("Work only with the files in your working directory")
+
+
+def test_an_unreachable_endpoint_is_an_infrastructure_failure(bench: Bench, tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        endpoint = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    record = bench.run(tmp_path, TASK, "react", model="m", endpoint=endpoint, timeout=60)
+    assert record.status == "harness_error"
+    assert record.sandbox.returncode == 5
+    assert record.error is not None and record.error == record.status_detail
+    assert record.error.startswith(f"the model endpoint {endpoint} could not be reached (")
+    assert "refused the connection" in record.error
+    assert record.error.endswith("start the model server or fix --endpoint")
+    assert not record.publishable
+    assert record.publishable_reason == "the model endpoint was not reached"
+    assert not is_complete(tmp_path / record.run_id)  # a campaign retries it
+    egress = record.sandbox.egress
+    assert egress is not None and egress.connections >= 1 and egress.refused == 0

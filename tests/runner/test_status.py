@@ -64,3 +64,18 @@ def test_egress_verdict_counts_refusals_and_unreadable_lines(tmp_path: Path) -> 
     verdict = egress_verdict(spec)
     assert (verdict.connections, verdict.refused) == (3, 2)
     assert verdict.refused_sample == ["CONNECT evil.example:443", "unreadable log line"]
+
+
+def test_an_endpoint_the_agent_never_reached_is_an_infrastructure_failure() -> None:
+    unreached = "the model endpoint http://127.0.0.1:9/v1 could not be reached (refused)"
+    status, detail = decide_status(PASSED, CLEAN, ended(returncode=5), False, unreached)
+    assert (status, detail) == ("harness_error", unreached)
+    # Without the adapter's explicit report, the same exit status is the agent's failure.
+    assert decide_status(PASSED, CLEAN, ended(returncode=5), False)[0] == "nonzero_exit"
+    # A timeout or a refused connection still comes first.
+    timed_out = ended(timed_out=True, killed=True, returncode=-15)
+    assert decide_status(PASSED, CLEAN, timed_out, False, unreached)[0] == "timeout"
+    refused = CLEAN.model_copy(update={"refused": 1, "refused_sample": ["CONNECT a:443"]})
+    assert decide_status(PASSED, refused, ended(returncode=5), False, unreached)[0] == (
+        "egress_violation"
+    )

@@ -71,6 +71,27 @@ def test_nmae_charges_one_for_an_absent_column(
     assert error.nmae_matched_rows == 0.5
 
 
+@pytest.mark.parametrize(
+    "content",
+    ["", "k,x\n99,1\n", "x\n1\n", "k\n1\n"],
+    ids=["empty", "no-match", "no-key", "no-columns"],
+)
+def test_nmae_over_matched_rows_is_none_when_no_row_matched(
+    make_truth: TruthMaker, make_output: OutputMaker, content: str
+) -> None:
+    """Whether the output failed, matched no key or lacks every ordered column: with no
+    matched row the paper's mean has nothing to average; every truth row still errs."""
+    truth = make_truth(TRUTH)
+    output = make_output(content)
+    error = score_output(spec_for(["k"], ["x", "y"]), truth, output).ordered_error
+    if content == "k\n1\n":
+        assert error.nmae_matched_rows == 1.0
+    else:
+        assert error.nmae_matched_rows is None
+        assert set(error.per_column_matched_rows.values()) == {None}
+    assert error.nmae_all_truth_rows == 1.0
+
+
 def test_nmae_skips_text_columns_and_honours_an_explicit_list(
     make_truth: TruthMaker, make_output: OutputMaker
 ) -> None:

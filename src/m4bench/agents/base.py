@@ -101,6 +101,14 @@ class AgentAdapter(Protocol):
 
     def to_atif(self, path: Path) -> Trajectory: ...
 
+    def infrastructure_failure(
+        self, ctx: AgentContext, returncode: int | None, trace: Path
+    ) -> str | None:
+        """Why the run never reached what it depends on (its model endpoint), when the
+        agent signalled so explicitly (an exit status of its own); ``None`` otherwise.
+        The runner records such a run as an infrastructure failure, not the agent's."""
+        ...
+
 
 def with_instruction(argv: list[str], instruction: Path) -> list[str]:
     """``argv`` plus the instruction file's text as its last argument.
@@ -187,6 +195,11 @@ class CliAdapter:
 
     def runtime_mounts(self) -> list[tuple[Path, Path]]:
         return []
+
+    def infrastructure_failure(
+        self, ctx: AgentContext, returncode: int | None, trace: Path
+    ) -> str | None:
+        return None
 
     def base_environment(self, ctx: AgentContext) -> dict[str, str]:
         env = {

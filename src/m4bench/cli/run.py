@@ -14,10 +14,14 @@ from m4bench.cli.score import show_disagreements
 from m4bench.errors import M4BenchError
 from m4bench.runner import CONDITIONS, SCHEMAS, ResultRecord, RunOptions, RunSpec, execute_run
 from m4bench.runner.agent_choice import check_agent_name
+from m4bench.runner.checks import check_run
 from m4bench.sandbox import SANDBOX_NAMES, default_sandbox_name
+from m4bench.scoring import Score
 from m4bench.sources.defaults import default_source
 from m4bench.tasks.catalog import load_catalog
 from m4bench.tasks.mutants import catalog_mutant_source
+
+INTERRUPTED_MESSAGE = "interrupted: the run was stopped; its record says so"
 
 
 def _choice(value: str, allowed: tuple[str, ...], option: str) -> str:
@@ -106,14 +110,19 @@ def run_command(
         keep_workdir=keep_workdir,
         catalog=catalog,
     )
-    record = execute_run(
-        spec,
-        home=data_home,
-        source=source or default_source(found.card.dataset),
-        results_dir=results or data_home.results,
-        options=options,
-    )
-    show_record(record, (results or data_home.results) / record.run_id, make_console())
+    source_name = source or default_source(found.card.dataset)
+    # A mistake found before the run starts is refused (exit 2) with nothing written,
+    # so it never replaces the record of an earlier attempt.
+    check_run(spec, home=data_home, source=source_name, options=options, catalog=catalog)
+    results_dir = results or data_home.results
+    try:
+        record = execute_run(
+            spec, home=data_home, source=source_name, results_dir=results_dir, options=options
+        )
+    except KeyboardInterrupt:
+        make_console(stderr=True).print(INTERRUPTED_MESSAGE, highlight=False)
+        raise typer.Exit(130) from None
+    show_record(record, results_dir / record.run_id, make_console())
     if record.status == "harness_error":
         raise M4BenchError(f"run {record.run_id}: {record.error}", hint="see the result record")
 
@@ -131,6 +140,7 @@ def show_record(record: ResultRecord, run_dir: Path, console: Console) -> None:
     )
     if record.score is not None and not record.score.strict_pass:
         show_disagreements(record.score, console, per_column=1)
+        show_score_notes(record.score, console)
     usage = record.usage
     console.print(
         f"tokens in {usage.input_uncached} + cached {usage.input_cache_read}, "
@@ -139,3 +149,12 @@ def show_record(record: ResultRecord, run_dir: Path, console: Console) -> None:
         highlight=False,
     )
     console.print(f"record {escape(str(run_dir / 'result.json'))}", highlight=False, soft_wrap=True)
+
+
+def show_score_notes(score: Score, console: Console) -> None:
+    """Why the output was not compared, and the scorer's diagnostics (as `m4bench score`
+    prints them), so a reward of 0 never goes unexplained."""
+    if score.failure:
+        console.print(f"output not compared: {score.failure}", highlight=False)
+    for note in score.diagnostics:
+        console.print(f"note: {escape(note)}", highlight=False)

@@ -24,8 +24,10 @@ from m4bench.runner.builtin_agents import (
 from m4bench.runner.identity import SchemaName
 from m4bench.runner.oracle_plan import oracle_statements
 from m4bench.tasks.catalog import Task
+from m4bench.tasks.mutants import MUTANTS_FILE, task_mutants
 
 BUILTIN_NAMES = ("oracle", "replay")
+FIRST_MUTANT = "first"  # mutant:first is the task's first mutant, wherever it runs
 
 
 @dataclass(frozen=True)
@@ -72,14 +74,31 @@ def resolve_adapter(name: str, inputs: AgentInputs) -> AgentAdapter:
     return get_adapter(name, extra)
 
 
-def _mutant(name: str, inputs: AgentInputs) -> AgentAdapter:
+def mutant_sql(name: str, task: Task, mutants: MutantSource | None) -> str:
+    """The changed reference query of agent ``mutant:NAME``. ``mutant:first`` is the
+    task's first mutant (in its family's mutants.toml order), what the demo runs; any
+    other name is asked of ``mutants``."""
     mutant = name[len(MUTANT_PREFIX) :]
-    if inputs.mutants is None:
+    if mutant == FIRST_MUTANT:
+        known = task_mutants(task)
+        if not known:
+            raise M4BenchError(
+                f"agent {name}: task {task.name} has no mutant",
+                hint=f"mutants are listed in {task.family_dir / MUTANTS_FILE}; "
+                "choose a task whose family has one",
+            )
+        return known[0].sql
+    if mutants is None:
         raise M4BenchError(
             f"agent {name}: no mutant source was given to the runner",
-            hint="mutants are supplied by the mutation-testing commands",
+            hint="pass RunOptions(mutants=...), e.g. "
+            "m4bench.tasks.mutants.catalog_mutant_source(catalog), as `m4bench run` does",
         )
-    sql = inputs.mutants(inputs.task.name, mutant)
+    return mutants(task.name, mutant)
+
+
+def _mutant(name: str, inputs: AgentInputs) -> AgentAdapter:
+    sql = mutant_sql(name, inputs.task, inputs.mutants)
     statements = oracle_statements(
         inputs.task, inputs.present, inputs.schema, inputs.mapping, reference_sql=sql
     )

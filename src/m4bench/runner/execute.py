@@ -2,7 +2,8 @@
 
 Every call writes ``<results>/<run_id>/result.json``: a harness failure (missing ground
 truth, unknown agent, a crash of the harness itself) becomes a record with status
-``harness_error`` and the error message, never a lost run.
+``harness_error`` and the error message, never a lost run; Ctrl-C (KeyboardInterrupt)
+is recorded as ``interrupted`` and raised again.
 """
 
 from __future__ import annotations
@@ -83,11 +84,26 @@ def execute_run(
         record = _run(spec, home, source, paths, opts, record)
     except Exception as exc:
         record = _harness_error(record, exc)
-    except KeyboardInterrupt as exc:
-        record = _harness_error(record, exc)
-        _write(paths, record, started)
+    except KeyboardInterrupt:
+        # The sandbox has stopped the agent's process group; record why, then go on.
+        _write(paths, _interrupted(record), started)
         raise
     return _write(paths, record, started)
+
+
+INTERRUPTED = "interrupted by the user (SIGINT); the agent's processes were stopped"
+
+
+def _interrupted(record: ResultRecord) -> ResultRecord:
+    return record.model_copy(
+        update={
+            "status": "interrupted",
+            "status_detail": INTERRUPTED,
+            "error": INTERRUPTED,
+            "publishable": False,
+            "publishable_reason": "the run was interrupted by the user",
+        }
+    )
 
 
 def _base_record(spec: RunSpec, source: str, paths: RunPaths, opts: RunOptions) -> ResultRecord:

@@ -59,8 +59,9 @@ def finish_run(
     score_clock = time.monotonic()
     score = _score(prepared, paths) if has_output else None
     timings.score = time.monotonic() - score_clock
-    status, detail = decide_status(canary, egress, result, has_output)
-    publishable, reason = publishability(prepared, canary, egress, lint, status)
+    unreached = _unreached(prepared, paths, result)
+    status, detail = decide_status(canary, egress, result, has_output, unreached)
+    publishable, reason = publishability(prepared, canary, egress, lint, status, unreached)
     if not keep_workdir:
         shutil.rmtree(paths.workdir, ignore_errors=True)
     timings.finish = time.monotonic() - clock - timings.score
@@ -84,9 +85,17 @@ def finish_run(
                     "models_reported": summary.model_strings if summary else [],
                 }
             ),
-            "error": None,
+            "error": detail if status == "harness_error" else None,
         }
     )
+
+
+def _unreached(prepared: PreparedRun, paths: RunPaths, result: SandboxResult | None) -> str | None:
+    """The adapter's explicit report that the agent never reached its endpoint."""
+    if result is None or not result.sandbox_started or result.timed_out:
+        return None
+    trace = paths.artifact(TRACE_FILE)
+    return prepared.adapter.infrastructure_failure(prepared.context, result.returncode, trace)
 
 
 def publishability(
@@ -95,6 +104,7 @@ def publishability(
     egress: EgressVerdict,
     lint: LintVerdict | None,
     status: Status,
+    unreached: str | None = None,
 ) -> tuple[bool, str]:
     """Whether the run may count in published results, and why (the first reason)."""
     if not prepared.isolated:
@@ -106,7 +116,7 @@ def publishability(
     if lint is not None and not lint.passed:
         return False, "the contamination lint flagged the workdir"
     if status == "harness_error":
-        return False, "the harness failed"
+        return False, "the model endpoint was not reached" if unreached else "the harness failed"
     return True, "isolated; canary, egress and lint clean"
 
 

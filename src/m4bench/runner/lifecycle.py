@@ -52,8 +52,11 @@ def decide_status(
     egress: EgressVerdict | None,
     result: SandboxResult | None,
     has_output: bool,
+    unreached: str | None = None,
 ) -> tuple[Status, str]:
-    """The run's status, most serious first."""
+    """The run's status, most serious first. ``unreached``: the adapter's explicit
+    report that the agent never reached its model endpoint (an infrastructure failure,
+    recorded like one: ``harness_error``, retried by a campaign)."""
     if canary.enforced and not canary.passed:
         return "sandbox_violation", f"filesystem canary: {canary.detail} {canary.visible}"
     if egress is not None and egress.refused:
@@ -65,6 +68,8 @@ def decide_status(
         return "harness_error", f"the sandbox could not start: {result.sandbox_error or ''}"
     if result.timed_out:
         return "timeout", f"killed after {result.elapsed_seconds:.1f} s"
+    if unreached is not None:
+        return "harness_error", unreached
     if result.returncode != 0:
         return "nonzero_exit", f"exit status {result.returncode}"
     if not has_output:

@@ -13,10 +13,8 @@ from m4bench.errors import M4BenchError
 from m4bench.fileio import read_model, sha256_text
 from m4bench.home import DataHome
 from m4bench.provision.agent_catalog import load_catalog_manifest
-from m4bench.provision.equivalence import load_mapping
 from m4bench.provision.ground_truth import (
     GroundTruthManifest,
-    ground_truth_path,
     manifest_path_for,
 )
 from m4bench.provision.layout import (
@@ -30,6 +28,7 @@ from m4bench.provision.rewrite import transform_sql
 from m4bench.runner.agent_choice import AgentInputs, resolve_adapter
 from m4bench.runner.agent_command import check_agent_command
 from m4bench.runner.canary import forbidden_paths
+from m4bench.runner.checks import task_inputs
 from m4bench.runner.conditions import condition_skills
 from m4bench.runner.identity import DEFAULT_MODEL, RunSpec
 from m4bench.runner.instruction import assemble_instruction, read_dictionary
@@ -43,9 +42,7 @@ from m4bench.runner.workdir import (
 )
 from m4bench.sandbox import Limits, Mount, NetworkMode, ProcessSandbox, SandboxSpec
 from m4bench.sandbox.spec import DEFAULT_WORKDIR_IN_SANDBOX
-from m4bench.sources.defaults import check_same_dataset
-from m4bench.sources.layout import load_source
-from m4bench.tasks.catalog import Catalog, Task, load_catalog
+from m4bench.tasks.catalog import Task, load_catalog
 
 if TYPE_CHECKING:
     from m4bench.runner.execute import RunOptions
@@ -84,7 +81,7 @@ def prepare_run(
     opts: RunOptions,
 ) -> PreparedRun:
     catalog = opts.catalog or load_catalog()
-    task, truth, mapping = _task_inputs(spec, home, source, catalog)
+    task, truth, mapping = task_inputs(spec, home, source, catalog)
     dictionary = _dictionary(spec, home, source)
     text = assemble_instruction(task, spec.condition, spec.schema_name, dictionary)
     place_instruction(paths.workdir, text)
@@ -170,22 +167,6 @@ def default_limits(timeout: float) -> Limits:
         processes=256,
         tmp_size_bytes=1 << 30,
     )
-
-
-def _task_inputs(
-    spec: RunSpec, home: DataHome, source: str, catalog: Catalog
-) -> tuple[Task, Path, SchemaMapping | None]:
-    task = catalog.task(spec.task)
-    dataset = load_source(home, source).manifest.dataset
-    check_same_dataset(task.name, task.card.dataset, source, dataset)
-    truth = ground_truth_path(home, source, task)
-    if not truth.exists():
-        raise M4BenchError(
-            f"{truth}: no ground truth for {task.name}",
-            hint=f"build it with `m4bench setup --source {source} --task {task.name}`",
-        )
-    mapping = load_mapping(home, source) if spec.schema_name != "native" else None
-    return task, truth, mapping
 
 
 def ground_truth_record(truth: Path) -> GroundTruthRecord | None:

@@ -1,9 +1,9 @@
 """The result record: ``<results>/<run_id>/result.json``, one per run, whatever happened.
 
 Written atomically by the harness, outside the agent's workdir, after everything else;
-its presence with valid content and a status other than ``harness_error`` is what
-"complete" means (:func:`is_complete`). Versioned: a reader refuses a format it does
-not know.
+its presence with valid content and a status other than ``harness_error`` or
+``interrupted`` is what "complete" means (:func:`is_complete`). Versioned: a reader
+refuses a format it does not know.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ Status = Literal[
     "sandbox_violation",
     "egress_violation",
     "harness_error",
+    "interrupted",
 ]
 STATUSES: tuple[Status, ...] = (
     "ok",
@@ -40,7 +41,11 @@ STATUSES: tuple[Status, ...] = (
     "sandbox_violation",
     "egress_violation",
     "harness_error",
+    "interrupted",
 )
+# Statuses of a run that did not happen: the harness, the sandbox or the model endpoint
+# failed, or the user stopped it. Such a run is not complete and is retried.
+UNFINISHED: frozenset[Status] = frozenset({"harness_error", "interrupted"})
 
 
 class Versions(BaseModel):
@@ -167,9 +172,10 @@ def load_result(path: Path) -> ResultRecord:
 
 def is_complete(result_dir: Path) -> bool:
     """True when the run directory holds a valid record of a run the harness finished
-    (a ``harness_error`` record counts as incomplete, so the run may be retried)."""
+    (a ``harness_error`` or ``interrupted`` record counts as incomplete, so the run may
+    be retried)."""
     try:
         record = load_result(result_dir)
     except (M4BenchError, ValueError, OSError):
         return False
-    return record.status != "harness_error"
+    return record.status not in UNFINISHED

@@ -87,6 +87,11 @@ class SandboxProcess:
         except subprocess.TimeoutExpired:
             timed_out = True
             self.terminate()
+        except BaseException:
+            # Ctrl-C reaches the harness only (the agent leads its own session): stop
+            # the agent's whole group and the proxy before the interrupt goes on.
+            self.stop()
+            raise
         elapsed = time.monotonic() - self._started
         self._signal_group(signal.SIGKILL)
         self._close()
@@ -109,6 +114,15 @@ class SandboxProcess:
                 else f"the {self._backend} backend does not isolate the agent"
             ),
         )
+
+    def stop(self) -> None:
+        """Stop the process group now (SIGTERM, the grace period, SIGKILL) and release
+        the log handles and the egress proxy; a second interrupt still kills the group."""
+        try:
+            self.terminate()
+        finally:
+            self._signal_group(signal.SIGKILL)
+            self._close()
 
     def _signal_group(self, sig: signal.Signals) -> None:
         # Leftover members of the group (daemonised children) are reaped too.

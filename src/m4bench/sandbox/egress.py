@@ -26,6 +26,10 @@ from m4bench.errors import M4BenchError
 _MAX_HEAD = 64 * 1024
 _CONNECT_TIMEOUT = 15.0
 _BUFFER = 64 * 1024
+# Marks the proxy's own 502 (an allowlisted upstream it could not reach), so a client
+# can tell it from a 502 of the server itself; the react agent's client reads it.
+UNREACHABLE_HEADER = "X-M4bench-Egress"
+UNREACHABLE_VALUE = "upstream-unreachable"
 
 
 class EgressEvent(BaseModel):
@@ -186,12 +190,17 @@ class EgressProxy:
         request, problem = _read_request(client)
         if request is None:
             self._log("?", "", 0, False, problem)
-            _reply(client, 400, "Bad Request")
+            _reply(client, 400, "Bad Request", f"refused by the m4bench egress proxy: {problem}")
             return
         target = f"{request.host}:{request.port}"
         if target not in self.allowlist:
             self._log(request.method, request.host, request.port, False, "not on the allowlist")
-            _reply(client, 403, "Forbidden")
+            _reply(
+                client,
+                403,
+                "Forbidden",
+                f"blocked by the m4bench egress proxy: {target} is not on the allowlist",
+            )
             return
         try:
             upstream = socket.create_connection(
@@ -199,7 +208,7 @@ class EgressProxy:
             )
         except OSError as exc:
             self._log(request.method, request.host, request.port, True, f"upstream error: {exc}")
-            _reply(client, 502, "Bad Gateway")
+            _reply(client, 502, "Bad Gateway", _upstream_failure(target, exc), unreachable=True)
             return
         self._log(request.method, request.host, request.port, True, "allowlisted")
         with upstream:
@@ -212,9 +221,27 @@ class EgressProxy:
             _relay(client, upstream, self._stopping)
 
 
-def _reply(client: socket.socket, code: int, text: str) -> None:
-    body = f"{code} {text}: blocked by the m4bench egress proxy\n".encode()
-    head = f"HTTP/1.1 {code} {text}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+def _upstream_failure(target: str, exc: OSError) -> str:
+    """What went wrong reaching an allowlisted upstream (the proxy allowed it)."""
+    if isinstance(exc, ConnectionRefusedError):
+        what = f"the upstream {target} refused the connection"
+    elif isinstance(exc, socket.gaierror):
+        what = f"the upstream host of {target} could not be resolved ({exc})"
+    elif isinstance(exc, TimeoutError):
+        what = f"the upstream {target} did not accept the connection in {_CONNECT_TIMEOUT:g} s"
+    else:
+        what = f"the upstream {target} could not be reached ({exc})"
+    return f"{what} (allowed by the m4bench egress proxy)"
+
+
+def _reply(
+    client: socket.socket, code: int, text: str, detail: str, unreachable: bool = False
+) -> None:
+    body = f"{code} {text}: {detail}\n".encode()
+    lines = [f"HTTP/1.1 {code} {text}", f"Content-Length: {len(body)}", "Connection: close"]
+    if unreachable:
+        lines.append(f"{UNREACHABLE_HEADER}: {UNREACHABLE_VALUE}")
+    head = "\r\n".join([*lines, "", ""])
     with contextlib.suppress(OSError):
         client.sendall(head.encode() + body)
 

@@ -120,7 +120,9 @@ def ordered_error(truth: TruthTable, counts: JoinCounts | None, present: set[str
     for name in truth.ordered:
         total = counts.totals.error_sums.get(name) if counts and name in present else None
         if total is None:
-            matched_rows[name] = 1.0
+            # No column (or no comparison): every row errs 1; with no row matched, the
+            # paper's mean over matched rows has nothing to average.
+            matched_rows[name] = 1.0 if joined else None
             all_rows[name] = 1.0
             continue
         matched_rows[name] = total / joined if joined else None
@@ -154,13 +156,21 @@ def strict_checks(
 ) -> list[StrictCheck]:
     """The paper's checks, in its order: exists, valid CSV, columns, coverage, accuracy."""
     missing = [name for name in spec.required_columns if header is None or name not in header]
+    if parsed_rows is not None:
+        parsed = f"{parsed_rows} data rows parsed"
+    elif not exists:
+        parsed = "no output"
+    else:  # the rows were never read: say why instead of counting zero
+        keys_absent = [name for name in spec.key_columns if header is None or name not in header]
+        parsed = (
+            f"rows not parsed: the output was not compared because key columns are "
+            f"missing: {keys_absent}"
+            if header is not None and keys_absent
+            else "rows not parsed: the output was not compared"
+        )
     checks = [
         StrictCheck(name="output_exists", passed=exists, detail="" if exists else "no output"),
-        StrictCheck(
-            name="output_is_valid_csv",
-            passed=bool(parsed_rows),
-            detail=f"{parsed_rows or 0} data rows parsed",
-        ),
+        StrictCheck(name="output_is_valid_csv", passed=bool(parsed_rows), detail=parsed),
         StrictCheck(
             name="has_required_columns",
             passed=header is not None and not missing,

@@ -7,11 +7,9 @@ import os
 import sys
 from pathlib import Path
 
-from m4bench.agents.react.loop import ReactConfig, run_react
+from m4bench.agents.react.loop import EXIT_CODES, EXIT_LIMIT, ReactConfig, run_react
 
 API_KEY_ENV = "M4BENCH_REACT_API_KEY"
-# 0: the model finished; 3: a step, token or time limit stopped it; 4: the endpoint failed.
-EXIT_CODES = {"done": 0, "model_error": 4}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -52,7 +50,9 @@ def main(argv: list[str] | None = None) -> int:
         trajectory_path=args.trajectory,
     )
     trajectory = run_react(config)
-    return EXIT_CODES.get(str(trajectory.extra.get("stop_reason")), 3)
+    # 0: the model finished; 3: a step, token or time limit stopped it; 4: the endpoint
+    # failed; 5: the endpoint was never reached (before the model's first answer).
+    return EXIT_CODES.get(str(trajectory.extra.get("stop_reason")), EXIT_LIMIT)
 
 
 if __name__ == "__main__":

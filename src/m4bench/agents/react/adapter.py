@@ -22,7 +22,7 @@ from m4bench.agents.base import (
     final_metrics,
     read_jsonl,
 )
-from m4bench.agents.react.loop import AGENT_NAME, SKILLS_DIR
+from m4bench.agents.react.loop import AGENT_NAME, EXIT_UNREACHABLE, SKILLS_DIR
 from m4bench.errors import M4BenchError
 
 PACKAGE_ROOT = Path("/opt/m4bench/lib")
@@ -36,11 +36,16 @@ class ReactAdapter(CliAdapter):
     skills_subdir = str(SKILLS_DIR)
 
     def command(self, ctx: AgentContext) -> list[str]:
-        if not ctx.endpoint or not ctx.model:
+        if not ctx.endpoint:
             raise M4BenchError(
-                "agent react: needs an endpoint and a model",
-                hint="pass --model and the endpoint of an OpenAI-compatible server "
-                "(e.g. http://127.0.0.1:11434/v1 for Ollama)",
+                "agent react: needs an endpoint (none was given)",
+                hint="pass --endpoint with the base URL of an OpenAI-compatible server "
+                "(e.g. http://127.0.0.1:11434/v1 for Ollama) and --model with its model",
+            )
+        if not ctx.model:
+            raise M4BenchError(
+                "agent react: needs a model (none was given)",
+                hint=f"pass --model with a model {ctx.endpoint} serves (e.g. qwen3:8b)",
             )
         argv = [sys.executable, "-m", "m4bench.agents.react"]
         argv += ["--endpoint", ctx.endpoint, "--model", ctx.model]
@@ -69,6 +74,21 @@ class ReactAdapter(CliAdapter):
         package = Path(m4bench.__file__).parent
         mounts += [(package / part, PACKAGE_ROOT / "m4bench" / part) for part in _PACKAGE_PARTS]
         return mounts
+
+    def infrastructure_failure(
+        self, ctx: AgentContext, returncode: int | None, trace: Path
+    ) -> str | None:
+        """The agent exits EXIT_UNREACHABLE only when no request ever reached the model
+        endpoint; the last error it logged says how the attempt failed."""
+        if returncode != EXIT_UNREACHABLE:
+            return None
+        errors = self.parse_trace(trace).errors if trace.is_file() else []
+        reason = next((e for e in errors if not e.startswith("stopped:")), "no answer")
+        reason = reason.split("/chat/completions: ", 1)[-1]  # the URL is named below
+        return (
+            f"the model endpoint {ctx.endpoint} could not be reached ({reason}); "
+            "start the model server or fix --endpoint"
+        )
 
     def parse_trace(self, path: Path) -> TraceSummary:
         events, bad = read_jsonl(path)

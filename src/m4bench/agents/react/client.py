@@ -13,10 +13,20 @@ import urllib.request
 from typing import Any
 
 _RETRY_STATUS = (429, 500, 502, 503, 504)
+# The m4bench egress proxy marks its own 502 (the upstream could not be reached) with
+# this header, so a proxy's refusal is told from a model server's 502 without reading
+# text. The proxy (m4bench.sandbox.egress) sets the same name and value.
+UNREACHABLE_HEADER = "X-M4bench-Egress"
+UNREACHABLE_VALUE = "upstream-unreachable"
 
 
 class ChatError(RuntimeError):
     """The endpoint failed or answered something that is not a chat completion."""
+
+
+class EndpointUnreachable(ChatError):
+    """No attempt reached the endpoint: no connection (refused, DNS failure, no route)
+    or the egress proxy's own 502 for an upstream it could not reach."""
 
 
 class ChatClient:
@@ -45,20 +55,24 @@ class ChatClient:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        last = ""
+        last, reached = "", False
         for attempt in range(self.attempts):
             request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
             try:
                 with urllib.request.urlopen(request, timeout=self.timeout) as response:
                     return json.loads(response.read().decode("utf-8"))
             except urllib.error.HTTPError as exc:
-                last = f"HTTP {exc.code}: {exc.read()[:500].decode('utf-8', 'replace')}"
+                last = f"HTTP {exc.code}: {exc.read()[:500].decode('utf-8', 'replace').strip()}"
+                marker = exc.headers.get(UNREACHABLE_HEADER) if exc.headers else None
+                reached = reached or marker != UNREACHABLE_VALUE
                 if exc.code not in _RETRY_STATUS:
                     break
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-                last = f"{type(exc).__name__}: {exc}"
+            except urllib.error.URLError as exc:  # no connection was made (urllib wraps it)
+                last = f"{type(exc).__name__}: {exc.reason}"
+            except (TimeoutError, ConnectionError) as exc:  # connected, then no answer
+                last, reached = f"{type(exc).__name__}: {exc}", True
             except json.JSONDecodeError as exc:
                 raise ChatError(f"{self.url}: response is not JSON: {exc}") from exc
             if attempt + 1 < self.attempts:
                 time.sleep(min(2.0**attempt, 10.0))
-        raise ChatError(f"{self.url}: {last}")
+        raise (ChatError if reached else EndpointUnreachable)(f"{self.url}: {last}")

@@ -1,8 +1,10 @@
 """The react loop: ask the model, run the tool calls it makes, repeat.
 
-Stops when the model answers without a tool call, or at the step, token or
-wall-clock limit. Each step is printed to stdout as one JSON line (the harness keeps
-stdout outside the workdir) and the ATIF trajectory is written at the end.
+Stops when the model answers without a tool call, at the step, token or wall-clock
+limit, or when the endpoint fails (``endpoint_unreachable`` when it was never reached
+before the model's first answer, ``model_error`` otherwise). Each step is printed to
+stdout as one JSON line (the harness keeps stdout outside the workdir) and the ATIF
+trajectory is written at the end.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any, TextIO
 
 from m4bench.agents.atif import AgentInfo, FinalMetrics, Step, StepMetrics, ToolCall, Trajectory
 from m4bench.agents.base import TokenUsage, openai_usage
-from m4bench.agents.react.client import ChatClient, ChatError
+from m4bench.agents.react.client import ChatClient, ChatError, EndpointUnreachable
 from m4bench.agents.react.tools import TOOL_DEFINITIONS, Toolbox
 from m4bench.fileio import atomic_write_text
 
@@ -29,6 +31,13 @@ SYSTEM_PROMPT = (
     "with a short summary and no tool call."
 )
 SKILLS_DIR = Path(".react/skills")
+
+# Exit status of ``python -m m4bench.agents.react`` per stop reason; any limit exits 3.
+# EXIT_UNREACHABLE is the agent's explicit signal that the run never reached its model:
+# the runner records it as an infrastructure failure, not as the agent's.
+EXIT_LIMIT = 3
+EXIT_UNREACHABLE = 5
+EXIT_CODES = {"done": 0, "model_error": 4, "endpoint_unreachable": EXIT_UNREACHABLE}
 
 
 def skills_prompt(workdir: Path) -> str:
@@ -162,8 +171,10 @@ def _one_step(
     )
 
 
-def run_react(config: ReactConfig, out: TextIO = sys.stdout) -> Trajectory:
-    """Run the loop to completion or a limit; returns (and writes) the trajectory."""
+def run_react(config: ReactConfig, out: TextIO | None = None) -> Trajectory:
+    """Run the loop to completion or a limit; returns (and writes) the trajectory.
+    Steps go to ``out`` (default: the current ``sys.stdout``)."""
+    out = out if out is not None else sys.stdout
     client = ChatClient(config.endpoint, config.model, config.api_key)
     toolbox = Toolbox(config.workdir, config.database)
     system = SYSTEM_PROMPT.format(workdir=config.workdir) + skills_prompt(config.workdir)
@@ -182,7 +193,8 @@ def run_react(config: ReactConfig, out: TextIO = sys.stdout) -> Trajectory:
         try:
             step = _one_step(client, toolbox, messages, state)
         except ChatError as exc:
-            stop = "model_error"
+            never_answered = isinstance(exc, EndpointUnreachable) and not state.steps
+            stop = "endpoint_unreachable" if never_answered else "model_error"
             _emit(out, {"type": "error", "message": str(exc)})
             break
         state.steps.append(step)

@@ -1,0 +1,187 @@
+"""``m4bench run`` refuses what it can check before a run starts (exit 2, nothing
+written), explains a zero reward, runs ``mutant:first`` and reports Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from bwrap_probe import needs_bwrap
+from run_bench import SOURCE, Bench
+
+from m4bench.cli import main
+from m4bench.demo.agents import FirstMutant
+from m4bench.runner import RunSpec, is_complete, load_result
+from m4bench.runner.agent_choice import mutant_sql
+from m4bench.sources.synth.eicu import synthesize_eicu
+from m4bench.tasks.catalog import Catalog
+from m4bench.tasks.mutants import task_mutants
+
+pytestmark = needs_bwrap
+
+TASK = "mimic-meld-24h"
+EICU = "cli-eicu"
+
+
+def m4bench(
+    args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str, str]:
+    """The console entry point, as a user runs it: (exit status, stdout, stderr)."""
+    monkeypatch.setenv("COLUMNS", "400")
+    monkeypatch.setattr(sys, "argv", ["m4bench", *args])
+    with pytest.raises(SystemExit) as stopped:
+        main()
+    captured = capsys.readouterr()
+    code = stopped.value.code
+    return (code if isinstance(code, int) else 1), captured.out, captured.err
+
+
+def files_under(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def eicu_source(bench: Bench) -> str:
+    """A tiny eICU source beside the bench's MIMIC-IV one (no tasks set up on it)."""
+    synthesize_eicu(bench.home, EICU, stays=10, seed=1, progress=False)
+    return EICU
+
+
+def test_mistakes_are_refused_before_anything_is_written(
+    bench: Bench,
+    eicu_source: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    results = tmp_path / "results"
+    finished = bench.run(results, TASK, "oracle")
+    assert finished.reward == 1.0
+    before = files_under(results)
+    places = ["--task", TASK, "--home", str(bench.home.root), "--results", str(results)]
+    cases = [
+        (["--agent", "oracle", "--source", eicu_source], "pick a mimic-iv source with --source"),
+        (["--agent", "oracle", "--source", "nowhere"], "`m4bench data synth mimic-iv --name"),
+        (["--agent", "replay", "--replay", str(tmp_path / "absent.sql")], "replay file not"),
+        (["--agent", "replay"], "pass --replay FILE"),
+        (["--agent", "react", "--model", "m"], "pass --endpoint"),
+        (["--agent", "react", "--endpoint", "http://127.0.0.1:9/v1"], "pass --model"),
+        (["--agent", "react", "--model", "m", "--endpoint", "127.0.0.1:9"], "http(s) URL"),
+        (["--agent", "mutant:no-such-mutant"], "has no mutant named 'no-such-mutant'"),
+    ]
+    for args, expected in cases:
+        source = [] if "--source" in args else ["--source", SOURCE]
+        code, out, err = m4bench(["run", *places, *source, *args], monkeypatch, capsys)
+        assert code == 2, (args, out, err)
+        assert expected in err, (args, err)
+        assert out == ""
+        assert files_under(results) == before, args  # the finished record is untouched
+    assert load_result(results / finished.run_id).reward == 1.0
+
+
+def test_a_missing_source_names_the_tasks_dataset(
+    bench: Bench,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    places = ["--home", str(bench.home.root), "--results", str(tmp_path)]
+    args = ["run", "--task", "eicu-gcs", "--agent", "oracle", *places]
+    code, _, err = m4bench(args, monkeypatch, capsys)
+    assert code == 2
+    assert "no source named 'synthetic-eicu'" in err and "reads eicu data" in err
+    assert "`m4bench data synth eicu`" in err and "mimic-iv" not in err
+    assert not list(tmp_path.iterdir())
+    # The Python API records the same hint.
+    record = bench.run(tmp_path, "eicu-gcs", "oracle", source="synthetic-eicu")
+    assert record.status == "harness_error"
+    assert record.error is not None and "`m4bench data synth eicu`" in record.error
+
+
+def test_the_summary_says_why_an_output_was_not_compared(
+    bench: Bench,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sql = tmp_path / "one.sql"
+    sql.write_text("SELECT 1 AS x")
+    args = ["run", "--task", TASK, "--agent", "replay", "--replay", str(sql), "--source", SOURCE]
+    places = ["--home", str(bench.home.root), "--results", str(tmp_path / "results")]
+    code, out, err = m4bench([*args, *places], monkeypatch, capsys)
+    assert code == 0, err
+    assert "status ok" in out and "reward 0.0000" in out
+    assert "output not compared: key_columns_missing" in out
+    assert "note: output lacks key columns ['stay_id']" in out
+    run_id = RunSpec(task=TASK, agent="replay").run_id
+    score = load_result(tmp_path / "results" / run_id).score
+    assert score is not None
+    check = next(c for c in score.checks if c.name == "output_is_valid_csv")
+    assert not check.passed
+    assert "data rows parsed" not in check.detail
+    assert "not compared because key columns are missing: ['stay_id']" in check.detail
+
+
+def test_mutant_first_is_the_tasks_first_mutant_as_in_the_demo(
+    bench: Bench,
+    catalog: Catalog,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    task = catalog.task(TASK)
+    first = mutant_sql("mutant:first", task, None)
+    assert first == task_mutants(task)[0].sql == FirstMutant(catalog)(TASK, "first")
+    args = ["run", "--task", TASK, "--agent", "mutant:first", "--source", SOURCE]
+    places = ["--home", str(bench.home.root), "--results", str(tmp_path)]
+    code, out, err = m4bench([*args, *places], monkeypatch, capsys)
+    assert code == 0, err
+    assert "status ok" in out
+    run_dir = tmp_path / RunSpec(task=TASK, agent="mutant:first").run_id
+    record = load_result(run_dir)
+    assert record.status == "ok" and record.score is not None
+    trace = (run_dir / record.artifacts["trace.jsonl"].path).read_text()
+    assert f"KNOWN WRONG (mutant {task_mutants(task)[0].name} of" in trace
+
+
+TICKING = "echo started > started\nwhile true; do date +%s%N > tick; sleep 0.1; done\n"
+
+
+def test_ctrl_c_stops_the_agent_and_records_the_interruption(bench: Bench, tmp_path: Path) -> None:
+    script = tmp_path / "ticking.sh"
+    script.write_text(TICKING)
+    results = tmp_path / "results"
+    args = ["run", "--task", TASK, "--agent", "replay", "--replay", str(script)]
+    args += ["--source", SOURCE, "--home", str(bench.home.root), "--results", str(results)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "m4bench", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # the signal goes to the harness alone, as a terminal's would
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    run_dir = results / RunSpec(task=TASK, agent="replay").run_id
+    workdir = run_dir / "attempt-1" / "workdir"
+    deadline = time.monotonic() + 60
+    while not (workdir / "tick").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert (workdir / "tick").exists(), process.stderr.read() if process.stderr else ""
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, (out, err)
+    assert err.decode().strip() == "interrupted: the run was stopped; its record says so"
+    record = load_result(run_dir)
+    assert record.status == "interrupted"
+    assert "interrupted by the user" in record.status_detail
+    assert not record.publishable
+    assert record.publishable_reason == "the run was interrupted by the user"
+    assert not is_complete(run_dir)  # retried, like any run that did not happen
+    tick = (workdir / "tick").read_bytes()
+    time.sleep(0.5)
+    assert (workdir / "tick").read_bytes() == tick  # the agent's loop is gone
+    assert os.listdir(workdir)  # the interrupted attempt's files are left to inspect
