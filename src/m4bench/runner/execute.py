@@ -56,7 +56,7 @@ def versions() -> Versions:
 def execute_run(
     spec: RunSpec,
     *,
-    home: DataHome,
+    home: DataHome | Path,
     source: str,
     results_dir: Path,
     sandbox: str | None = None,
@@ -65,10 +65,11 @@ def execute_run(
 ) -> ResultRecord:
     """Run ``spec`` once (a new attempt) and return the record written for it.
 
-    ``sandbox`` and ``timeout`` override ``options``; the timeout defaults to the task
-    card's ``timeout_seconds``. Raises only when the results directory itself is
-    unusable; every other failure is recorded.
+    ``home``: the data home, or its folder. ``sandbox`` and ``timeout`` override
+    ``options``; the timeout defaults to the task card's ``timeout_seconds``. Raises only
+    when the results directory itself is unusable; every other failure is recorded.
     """
+    home = home if isinstance(home, DataHome) else DataHome.from_env(Path(home))
     opts = options or RunOptions()
     if sandbox is not None or timeout is not None:
         opts = dataclasses.replace(
