@@ -23,7 +23,7 @@ from m4bench.provision.layout import task_catalog_paths
 from m4bench.runner import RunOptions, execute_run
 from m4bench.runner.oracle_plan import oracle_statements
 from m4bench.tasks.catalog import Catalog, load_catalog
-from m4bench.tasks.mutants import task_mutants
+from m4bench.tasks.mutants import catalog_mutant_source
 
 ORACLE = "oracle"
 REPLAY = "replay"
@@ -47,19 +47,6 @@ with open("output.csv", "w", encoding="utf-8") as handle:
 
 
 @dataclass(frozen=True)
-class FirstMutant:
-    """``(task, "first") -> SQL``: the first known-wrong variant of the task's reference."""
-
-    catalog: Catalog
-
-    def __call__(self, task: str, name: str) -> str:
-        mutants = task_mutants(self.catalog.task(task))
-        if name != "first" or not mutants:
-            raise InfrastructureError(f"task {task} has no mutant {name!r}")
-        return mutants[0].sql
-
-
-@dataclass(frozen=True)
 class DemoRunFn:
     """Runs one planned demo run in the sandbox and returns its outcome."""
 
@@ -76,7 +63,7 @@ class DemoRunFn:
         options = RunOptions(
             sandbox=self.sandbox,
             endpoint=self.endpoint,
-            mutants=FirstMutant(self.catalog),
+            mutants=catalog_mutant_source(self.catalog),
             catalog=self.catalog,
             replay_file=self._replay_file(home, source, run.cell.task)
             if run.cell.agent == REPLAY
