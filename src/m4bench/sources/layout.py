@@ -129,7 +129,9 @@ def load_source(home: DataHome, name: str) -> Source:
         known = ", ".join(list_source_names(home)) or "none"
         raise M4BenchError(
             f"no source named {name!r} in {home.sources} (known: {known})",
-            hint="build one with `m4bench data synth mimic-iv` or `m4bench data ingest ...`",
+            hint="build one with `m4bench data synth mimic-iv` or `m4bench data synth eicu` "
+            f"(add `--name {name}` for this name), or bring real data with "
+            "`m4bench data ingest ...`",
         )
     return Source(layout, read_model(layout.manifest_path, SourceManifest))
 
