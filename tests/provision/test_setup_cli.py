@@ -103,7 +103,7 @@ def test_score_by_task_reads_the_provisioned_truth(
     assert json.loads(half.output)["reward"] < 1.0
 
 
-def test_source_defaults_follow_the_tasks_dataset(provisioned: Provisioned) -> None:
+def test_source_defaults_follow_the_tasks_dataset(provisioned: Provisioned, tmp_path: Path) -> None:
     """Without --source, setup and score read the synthetic source of the task's dataset;
     a source of the other dataset is named as the mistake."""
     home = ["--home", str(provisioned.home.root)]
@@ -113,7 +113,9 @@ def test_source_defaults_follow_the_tasks_dataset(provisioned: Provisioned) -> N
     mixed = runner.invoke(app, ["setup", "--task", "eicu-gcs", "--task", "mimic-meld-24h", *home])
     assert isinstance(mixed.exception, M4BenchError)
     assert "span MIMIC-IV and eICU" in mixed.exception.message
-    score = ["score", "--task", "eicu-gcs", "--output", "out.csv", *home]
+    output = tmp_path / "out.csv"  # score checks that its output exists before the truth
+    output.write_text("patientunitstayid,gcs_min\n", encoding="utf-8")
+    score = ["score", "--task", "eicu-gcs", "--output", str(output), *home]
     unset = runner.invoke(app, score)
     assert isinstance(unset.exception, M4BenchError)
     assert "synthetic-eicu/ground-truth" in unset.exception.message
@@ -123,3 +125,19 @@ def test_source_defaults_follow_the_tasks_dataset(provisioned: Provisioned) -> N
     assert wrong.exception.message == (
         f"task eicu-gcs reads eicu data, but source '{SOURCE}' holds mimic-iv"
     )
+
+
+@pytest.mark.parametrize("typo", ["mimiciv_derived.meldx", "mimiciv_hosp.nosuch"])
+def test_setup_refuses_a_drop_table_the_source_lacks(
+    provisioned: Provisioned, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, typo: str
+) -> None:
+    """A misspelt drop_tables entry drops nothing: setup stops before any catalog exists."""
+    task = local_family(tmp_path / "ours")
+    replace_in(task / "task.toml", '"mimiciv_derived.meld"', f'"{typo}"')
+    monkeypatch.setenv(TASKS_ENV, str(tmp_path / "ours"))
+    home = private_home(provisioned, tmp_path)
+    args = ["setup", "--source", SOURCE, "--task", task.name, "--quiet", "--home", str(home.root)]
+    result = runner.invoke(app, args, env={"COLUMNS": "200"})
+    assert isinstance(result.exception, M4BenchError), result.output
+    assert result.exception.message.startswith(f"{task / 'task.toml'}: drop_tables names {typo},")
+    assert not (home.tasks / SOURCE / "native" / task.name).exists()

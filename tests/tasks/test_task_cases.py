@@ -14,8 +14,10 @@ from user_tasks import local_family, replace_in
 
 from m4bench.cli import app
 from m4bench.errors import M4BenchError
+from m4bench.tasks.case_errors import CasesFileError
 from m4bench.tasks.case_run import run_cases, task_cases
 from m4bench.tasks.catalog import CATALOG_ROOT, Task, load_catalog
+from m4bench.tasks.reference import empty_reference_database, run_reference
 
 MELD_CASES = "meld/mimic-meld-24h/cases.toml"
 
@@ -150,8 +152,8 @@ def test_a_row_that_does_not_insert_fails_its_case_only(meld_root: Path) -> None
 @pytest.mark.parametrize(
     ("expectation", "message"),
     [
-        ("[[case.expect]]\nmeld = 6.0\n", "expect row 1: no key column stay_id"),
-        ("[[case.expect]]\nstay_id = 900\nmeld_na = 6.0\n", "meld_na not among the output"),
+        ("[[case.expect]]\nmeld = 6.0\n", "expect block 1: no key column stay_id"),
+        ("[[case.expect]]\nstay_id = 900\nmeld_na = 6.0\n", "meld_na is not an output column"),
         ("[[case.absent]]\nstay_id = 900\nmeld = 6.0\n", "names the key columns only"),
         ("", "expects nothing"),
     ],
@@ -194,16 +196,101 @@ def test_the_cli_runs_cases_and_fails_on_a_failure(
     assert "stay_id=600: meld is 40, expected 39" in failing.output
 
 
-def test_errors_print_bracketed_fields_and_patterns_whole(tmp_path: Path) -> None:
+def test_a_broken_cases_file_stops_only_its_task(tmp_path: Path) -> None:
+    """The other tasks' cases still run; the summary prints; the command exits 1."""
     task_dir = local_family(tmp_path / "ours")
-    replace_in(task_dir / "cases.toml", 'name = "rrt-caps-creatinine"', 'name = "rrt.caps"')
+    replace_in(task_dir / "cases.toml", "meld = 40.0", "meld = 40.0\nmeld_na = 1.0")
     env = {**os.environ, "M4BENCH_TASKS": str(tmp_path / "ours"), "COLUMNS": "300"}
     done = subprocess.run(
-        [sys.executable, "-m", "m4bench", "tasks", "test", task_dir.name],
+        [sys.executable, "-m", "m4bench", "tasks", "test", "mimic-meld-24h", task_dir.name],
         capture_output=True,
         text=True,
         env=env,
         check=False,
     )
-    assert done.returncode == 2
-    assert "[case.1.name] String should match pattern '^[a-z0-9]+(-[a-z0-9]+)*$'" in done.stderr
+    assert done.returncode == 1, done.stderr
+    cases = task_dir / "cases.toml"
+    line = cases.read_text(encoding="utf-8").splitlines().index("meld_na = 1.0") - 2
+    assert done.stdout.count(str(cases)) == 1
+    assert (
+        f"ERROR {task_dir.name}\n     {cases}:{line}: case 4 ('initial-score-capped-at-forty'), "
+        "expect block 1: meld_na is not an output column (the task returns subject_id, hadm_id, "
+        "stay_id, meld)\n"
+    ) in done.stdout
+    assert "pass mimic-meld-24h rrt-caps-creatinine" in done.stdout
+    assert done.stdout.endswith(
+        "5 cases in 2 tasks: 5 passed, 0 failed; the cases of 1 task could not run\n"
+    )
+
+
+def test_a_reference_that_repeats_a_key_fails_its_cases(meld_root: Path) -> None:
+    replace_in(
+        meld_root / "meld" / "reference.sql",
+        "FROM initial\n",
+        "FROM initial, (SELECT 1 UNION ALL SELECT 2) AS dup(x)\n",
+    )
+    results = run_cases(meld(meld_root))
+    assert len(results) == 5 and not any(r.passed for r in results)
+    assert results[0].problems[0] == (
+        "the reference of mimic-meld-24h returns 2 rows for stay_id=100; "
+        "its key columns (stay_id) must name one row each"
+    )
+
+
+def test_a_reference_that_does_not_run_is_one_error_at_its_line(meld_root: Path) -> None:
+    reference = meld_root / "meld" / "reference.sql"
+    lines = reference.read_text(encoding="utf-8").splitlines()
+    number = next(n for n, text in enumerate(lines, start=1) if "lab.sodium_min," in text)
+    replace_in(reference, "lab.sodium_min,", "lab.sodium_mn,")
+    (result,) = run_cases(meld(meld_root))
+    assert result.error and not result.passed
+    (problem,) = result.problems
+    assert problem.startswith(f"{reference}:{number}: the reference failed: Binder Error")
+    assert f"LINE {number}:" in problem
+    con = empty_reference_database(meld(meld_root))
+    with pytest.raises(M4BenchError) as caught:
+        run_reference(meld(meld_root), con)
+    assert caught.value.message.startswith(f"{reference}:{number}: the reference failed")
+    assert f"LINE {number}:" in caught.value.message
+
+
+def header_line(path: Path, number: int) -> int:
+    """The line of the ``number``-th ``[[case]]`` header (1-based) of ``path``."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [n for n, text in enumerate(lines, start=1) if text == "[[case]]"][number - 1]
+
+
+# (what is changed in the 5th case, the line relative to its header, the problem)
+CASE_MISTAKES = [
+    ("tolerance = 0.005", "tolerance = -1", 3,
+     "case 5 ('labs-outside-the-first-day-ignored'): tolerance must not be negative"),
+    ("tolerance = 0.005", "expected = 1", 3,
+     "case 5 ('labs-outside-the-first-day-ignored'): unknown field 'expected': did you mean "
+     "'expect'? it takes name, rule, tolerance, rebuild, only_expected, rows, expect, absent"),
+    ('name = "labs-outside-the-first-day-ignored"', 'name = "Labs Outside"', 1,
+     "case 5 ('Labs Outside'): name 'Labs Outside' must be lower-case letters and digits in "
+     "words joined by hyphens, e.g. 'rrt-caps-creatinine'"),
+    ('name = "labs-outside-the-first-day-ignored"', 'name = "rrt-caps-creatinine"', 0,
+     "case 5: case 2 is also named 'rrt-caps-creatinine'"),
+    ('table = "mimiciv_derived.chemistry"', 'table = "chemistry"', 13,
+     "case 5 ('labs-outside-the-first-day-ignored'), rows block 2: table 'chemistry' must be "
+     "a lower-case 'schema.table', e.g. 'mimiciv_icu.icustays'"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("old", "new", "offset", "problem"), CASE_MISTAKES)
+def test_case_errors_name_the_line_and_the_case(
+    meld_root: Path, old: str, new: str, offset: int, problem: str
+) -> None:
+    path = meld_root / MELD_CASES
+    start = header_line(path, 5)
+    text = path.read_text(encoding="utf-8").splitlines()
+    where = next(n for n in range(start, len(text)) if text[n].startswith(old))
+    text[where] = text[where].replace(old, new)
+    path.write_text("\n".join(text) + "\n", encoding="utf-8")
+    with pytest.raises(CasesFileError) as caught:
+        task_cases(meld(meld_root))
+    assert (caught.value.path, caught.value.line, caught.value.problem) == (
+        path, start + offset, problem,
+    )  # fmt: skip
+    assert caught.value.message == f"{path}:{start + offset}: {problem}"

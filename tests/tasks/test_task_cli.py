@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
+from user_tasks import local_family, replace_in
 
 from m4bench.cli import app
 from m4bench.concepts.build import build_concepts
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
 from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
+from m4bench.tasks.catalog import TASKS_ENV
 
 runner = CliRunner()
 
@@ -89,3 +91,41 @@ def test_reference_without_sources_says_how_to_build_one(tmp_path: Path) -> None
     result = runner.invoke(app, ["reference", "mimic-meld-24h", "--home", str(tmp_path)])
     assert isinstance(result.exception, M4BenchError)
     assert "--source" in (result.exception.hint or "")
+
+
+def test_lint_counts_what_it_linted_when_a_card_is_broken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task = local_family(tmp_path / "ours")
+    replace_in(task / "task.toml", 'difficulty = "medium"', 'difficulty = "trivial"')
+    monkeypatch.setenv(TASKS_ENV, str(tmp_path / "ours"))
+    result = runner.invoke(app, ["tasks", "lint", "--no-run"], env={"COLUMNS": "300"})
+    assert result.exit_code == 1, result.output
+    assert result.output.count("Input should be 'easy', 'medium', 'hard' or 'expert'") == 1
+    assert result.output.endswith("29 tasks: 1 error, 0 warnings\n")
+
+
+def test_show_prints_relative_tolerances(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    task = local_family(tmp_path / "ours")
+    monkeypatch.setenv(TASKS_ENV, str(tmp_path / "ours"))
+    shown = {}
+    for rule in ("{relative = 0.05}", "{absolute = 0.5, relative = 0.05}"):
+        replace_in(task / "task.toml", "\nmeld = ", f"\nmeld = {rule}\n# was: ")
+        result = runner.invoke(app, ["tasks", "show", task.name], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, result.output
+        shown[rule] = next(line for line in result.output.splitlines() if "tolerance" in line)
+    assert shown["{relative = 0.05}"].split() == ["tolerance", "meld=5%", "relative"]
+    assert shown["{absolute = 0.5, relative = 0.05}"].split() == [
+        "tolerance", "meld=0.5", "or", "5%", "relative",
+    ]  # fmt: skip
+
+
+def test_reference_refuses_an_output_it_would_not_write_as_named(tmp_path: Path) -> None:
+    out = tmp_path / "meld.json"
+    result = runner.invoke(
+        app, ["reference", "mimic-meld-24h", "--home", str(tmp_path), "--out", str(out)],
+        env={"COLUMNS": "300"},
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "written as .csv or .parquet" in result.output
+    assert not out.exists()

@@ -266,3 +266,63 @@ def test_instruction_naming_a_derived_table_is_rejected(mini: Path) -> None:
     )
     found = findings_of(mini, "instruction-sparse")
     assert [f.message for f in found] == ["instruction names the table 'first_day_lab'"]
+
+
+@pytest.mark.parametrize(
+    ("typo", "said"),
+    [
+        (
+            "mimiciv_derived.meldx",
+            "mimiciv_derived.meldx is not a table of mimiciv_derived (the concept library has "
+            "no such concept), so it would drop nothing; did you mean mimiciv_derived.meld?",
+        ),
+        (
+            "mimiciv_hosp.nosuch",
+            "mimiciv_hosp.nosuch is not a table of mimiciv_hosp, so it would drop nothing; "
+            "no table of mimiciv_hosp has a similar name",
+        ),
+        (
+            "mimiciv_hosp.icustays",
+            "mimiciv_hosp.icustays is not a table of mimiciv_hosp, so it would drop nothing; "
+            "did you mean mimiciv_icu.icustays?",
+        ),
+    ],
+)
+def test_a_drop_table_naming_no_table_is_an_error(mini: Path, typo: str, said: str) -> None:
+    card = mini / MELD / "task.toml"
+    edit(card, '"mimiciv_derived.meld"', f'"mimiciv_derived.meld", "{typo}"')
+    line = (
+        card.read_text(encoding="utf-8")
+        .splitlines()
+        .index(f'drop_tables = ["mimiciv_derived.meld", "{typo}"]')
+    )
+    found = findings_of(mini, "card-drop-tables")
+    assert [(f.path, f.line, f.message) for f in found] == [(card, line + 1, said)]
+
+
+def test_reference_runs_names_the_line_of_the_file(mini: Path) -> None:
+    reference = mini / "meld" / "reference.sql"
+    lines = reference.read_text(encoding="utf-8").splitlines()
+    number = next(n for n, text in enumerate(lines, start=1) if "lab.sodium_min," in text)
+    edit(reference, "lab.sodium_min,", "lab.sodium_lowest,")
+    found = [f for f in lint_catalog(mini) if f.rule == "reference-runs"]
+    assert {f.line for f in found} == {number}
+    assert all(f"LINE {number}:" in f.message for f in found)
+
+
+def test_a_family_clash_is_reported_alone(mini: Path, tmp_path: Path) -> None:
+    """A user folder reusing a shipped family name yields the clash, not the provenance
+    and mutant errors of mixing two folders' tasks."""
+    ours = tmp_path / "ours"
+    local_family(ours, family="meld", task="mimic-meld-local-24h")
+    found = lint_catalog(mini, run_references=False, extra_roots=[ours])
+    assert [(f.rule, f.path) for f in found] == [("catalog-unique", ours / "meld")]
+
+
+def test_a_reference_that_does_not_parse_is_located_at_its_line(mini: Path) -> None:
+    reference = mini / "meld" / "reference.sql"
+    lines = reference.read_text(encoding="utf-8").splitlines()
+    number = next(n for n, text in enumerate(lines, start=1) if "lab.sodium_min," in text)
+    edit(reference, "lab.sodium_min,", "lab.sodium_min b c,")
+    found = findings_of(mini, "reference-file")
+    assert {(f.path, f.line) for f in found} == {(reference, number)}

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -15,7 +17,7 @@ from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
 from m4bench.sources.layout import list_source_names, load_source
-from m4bench.tasks.case_run import run_task_cases, task_cases
+from m4bench.tasks.case_run import CaseResult, run_task_cases, task_cases
 from m4bench.tasks.cases import cases_path
 from m4bench.tasks.catalog import (
     CATALOG_ROOT,
@@ -24,9 +26,12 @@ from m4bench.tasks.catalog import (
     extra_task_roots,
     load_catalog,
 )
-from m4bench.tasks.lint import lint_catalog
+from m4bench.tasks.evaluation import ColumnTolerance
+from m4bench.tasks.lint import lint_report
 from m4bench.tasks.reference import run_reference, write_reference
 from m4bench.tasks.task_copy import CopyRequest, copy_task
+
+REFERENCE_SUFFIXES = (".csv", ".parquet")
 
 app = typer.Typer(
     help="List, inspect, lint and test the task catalog; copy a task to start your own.",
@@ -105,7 +110,7 @@ def show_task(name: Annotated[str, typer.Argument(help="Task name.")]) -> None:
             "thresholds",
             f"coverage {spec.row_coverage_threshold}, accuracy {spec.accuracy_threshold}",
         ),
-        ("tolerance", ", ".join(f"{k}={v.absolute}" for k, v in spec.tolerance.items()) or "exact"),
+        ("tolerance", _tolerances(spec.tolerance) or "exact"),
         ("skills", ", ".join(task.skill_paths)),
         ("decoy", card.controls.decoy_skill),
         ("operational spec", "yes" if task.operational_spec else "no"),
@@ -118,6 +123,17 @@ def show_task(name: Annotated[str, typer.Argument(help="Task name.")]) -> None:
     console.print(table)
     console.rule("instruction")
     console.print(task.instruction, highlight=False, markup=False)
+
+
+def _tolerances(tolerance: Mapping[str, ColumnTolerance]) -> str:
+    """``meld=1.0``; ``meld=0.5 or 5%`` when a relative bound is set too."""
+    shown = []
+    for name, rule in tolerance.items():
+        parts = [str(rule.absolute)] if rule.absolute or rule.relative is None else []
+        if rule.relative is not None:
+            parts.append(f"{rule.relative * 100:g}% relative")
+        shown.append(f"{name}={' or '.join(parts)}")
+    return ", ".join(shown)
 
 
 def _cases_summary(task: Task) -> str:
@@ -145,9 +161,9 @@ def lint(
         def step(name: str, total: int) -> None:
             progress.update(bar, description=f"lint {name}", total=total, advance=1)
 
-        findings = lint_catalog(run_references=not no_run, on_task=step)
+        report = lint_report(run_references=not no_run, on_task=step)
     cwd = Path.cwd()
-    for finding in findings:
+    for finding in report.findings:
         path = finding.path.relative_to(cwd) if finding.path.is_relative_to(cwd) else finding.path
         colour = "red" if finding.severity == "error" else "yellow"
         typer.echo(f"{path}:{finding.line}: ", nl=False)
@@ -155,9 +171,11 @@ def lint(
         make_console().print(
             f"[{colour}]{finding.severity}[/] {label} {escape(finding.message)}", highlight=False
         )
-    errors = sum(1 for f in findings if f.severity == "error")
-    warnings = len(findings) - errors
-    typer.echo(f"{len(load_catalog().tasks)} tasks: {errors} errors, {warnings} warnings")
+    errors = report.errors
+    warnings = len(report.findings) - errors
+    typer.echo(
+        f"{plural(report.tasks, 'task')}: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
+    )
     if errors:
         raise typer.Exit(1)
 
@@ -168,7 +186,8 @@ def test_command(
         list[str] | None, typer.Argument(help="Tasks (default: every task with cases).")
     ] = None,
 ) -> None:
-    """Run the patient cases (cases.toml) of tasks; exit 1 when a case fails."""
+    """Run the patient cases (cases.toml) of tasks; exit 1 when a case fails or a task's
+    cases cannot run."""
     catalog = load_catalog()
     tasks = [catalog.task(n) for n in names] if names else list(catalog.tasks)
     chosen = [task for task in tasks if cases_path(task.dir).exists()]
@@ -176,24 +195,41 @@ def test_command(
     uncovered = [task for task in tasks if task not in chosen] if names else []
     for task in uncovered:
         console.print(f"[red]no cases[/] {task.name}: no {escape(str(cases_path(task.dir)))}")
-    failed = total = 0
-    for result in run_task_cases(chosen):
-        total += 1
-        failed += not result.passed
-        mark = "[green]pass[/]" if result.passed else "[red]FAIL[/]"
-        console.print(f"{mark} {escape(result.task)} {escape(result.case)}", highlight=False)
-        if result.problems:
-            console.print(f"     rule: {escape(result.rule)}", highlight=False)
-        for problem in result.problems:
-            console.print(f"     {escape(problem)}", highlight=False)
-    console.print(
-        f"{total} cases in {len(chosen)} tasks: {total - failed} passed, {failed} failed",
-        highlight=False,
+    results = list(_print_case_results(console, run_task_cases(chosen)))
+    errors = sum(result.error for result in results)
+    ran = [result for result in results if not result.error]
+    failed = sum(not result.passed for result in ran)
+    summary = (
+        f"{plural(len(ran), 'case')} in {plural(len(chosen), 'task')}: "
+        f"{len(ran) - failed} passed, {failed} failed"
     )
+    if errors:
+        summary += f"; the cases of {plural(errors, 'task')} could not run"
+    console.print(summary, highlight=False)
     if not chosen and not names:
         console.print("no task has a cases.toml (see docs/tasks.md, Patient cases)")
-    if failed or uncovered:
+    if failed or errors or uncovered:
         raise typer.Exit(1)
+
+
+def _print_case_results(console: Console, results: Iterable[CaseResult]) -> Iterator[CaseResult]:
+    """Print each result as it arrives (a task error once, a failed case with its rule)."""
+    for result in results:
+        if result.error:
+            console.print(f"[red]ERROR[/] {escape(result.task)}", highlight=False)
+        else:
+            mark = "[green]pass[/]" if result.passed else "[red]FAIL[/]"
+            console.print(f"{mark} {escape(result.task)} {escape(result.case)}", highlight=False)
+            if result.problems:
+                console.print(f"     rule: {escape(result.rule)}", highlight=False)
+        for problem in result.problems:
+            console.print(f"     {escape(problem)}", highlight=False)
+        yield result
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 task``, ``2 tasks``, ``0 errors``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 @app.command("copy")
@@ -248,6 +284,13 @@ def reference_command(
     home: HomeOption = None,
 ) -> None:
     """Run a task's reference query on a built source and write its rows."""
+    if out is not None and out.suffix not in REFERENCE_SUFFIXES:
+        ending = f"ends in {out.suffix!r}" if out.suffix else "has no suffix"
+        raise typer.BadParameter(
+            f"{out} {ending}: the reference is written as {' or '.join(REFERENCE_SUFFIXES)}; "
+            "give the file one of these suffixes",
+            param_hint="--out",
+        )
     task = load_catalog().task(name)
     data_home = resolve_home(home)
     built = load_source(data_home, source or _only_source(data_home, task.card.dataset))
@@ -260,7 +303,7 @@ def reference_command(
         finally:
             con.close()
         write_reference(table, target)
-    console.print(f"{table.num_rows} rows → {target}", highlight=False)
+    console.print(f"{plural(table.num_rows, 'row')} → {target}", highlight=False)
 
 
 def _only_source(home: DataHome, dataset: str) -> str:

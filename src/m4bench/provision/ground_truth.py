@@ -26,15 +26,10 @@ from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_path, read_model, sha256_file, sha256_text, write_model
 from m4bench.home import DataHome
 from m4bench.provision.layout import ground_truth_dir, reference_key
-from m4bench.scoring.truth_facts import (
-    TruthFacts,
-    first_duplicate_key,
-    measure_truth,
-    with_facts,
-)
+from m4bench.scoring.truth_facts import TruthFacts, measure_truth, with_facts
 from m4bench.sources.layout import Source
 from m4bench.tasks.catalog import Task, load_catalog
-from m4bench.tasks.reference import run_reference
+from m4bench.tasks.reference import repeated_key_problem, run_reference
 
 # 2: the Parquet footer carries the scorer's truth facts; 128 Ki-row groups.
 # 3: LZ4 pages without dictionaries, which the scorer's join reads far faster.
@@ -199,25 +194,12 @@ def build_ground_truth(
 def refuse_repeated_keys(task: Task, table: pa.Table) -> None:
     """Stop before writing a truth the scorer would refuse: a key column the reference
     does not return, or a key it returns more than once."""
-    keys = list(task.card.evaluation.key_columns)
-    hint = "fix the reference (a join that fans out, a missing tie-break); nothing was written"
-    missing = [name for name in keys if name not in table.column_names]
-    if missing:
+    problem = repeated_key_problem(task, table)
+    if problem is not None:
         raise M4BenchError(
-            f"{task.reference_path}: the reference of {task.name} returns no key column "
-            f"{', '.join(missing)}",
-            hint=hint,
-        )
-    with duckdb.connect() as con:
-        con.register("reference_rows", table)
-        repeated = first_duplicate_key(con, "reference_rows", keys)
-    if repeated is not None:
-        *values, count = repeated
-        named = ", ".join(f"{name}={value}" for name, value in zip(keys, values, strict=True))
-        raise M4BenchError(
-            f"{task.reference_path}: the reference of {task.name} returns {count} rows for "
-            f"{named}; its key columns ({', '.join(keys)}) must name one row each",
-            hint=hint,
+            f"{task.reference_path}: {problem}",
+            hint="fix the reference (a join that fans out, a missing tie-break); "
+            "nothing was written",
         )
 
 

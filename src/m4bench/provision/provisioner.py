@@ -51,7 +51,7 @@ from m4bench.provision.perturb import (
     perturbed_view,
 )
 from m4bench.provision.progress import progress_bar
-from m4bench.provision.relations import SchemaView, native_view
+from m4bench.provision.relations import SchemaView, absent_drop_tables, native_view
 from m4bench.sources.defaults import check_same_dataset
 from m4bench.sources.layout import Source, load_source
 from m4bench.tasks.catalog import Task, load_catalog
@@ -158,6 +158,7 @@ def setup(
     report = SetupReport()
     if source.manifest.dataset == "mimic-iv":
         build_concepts(source, progress=progress)
+    refuse_absent_drop_tables(source, tasks)
     _build_truths(home, source, tasks, report, progress)
     if schema != "native":
         kept = [task for task in tasks if task.card.dataset == "mimic-iv"]
@@ -172,6 +173,21 @@ def setup(
     if check_equivalence:
         report.equivalence += equivalence_checks(home, source, tasks, schema, seed, progress)
     return report
+
+
+def refuse_absent_drop_tables(source: Source, tasks: Sequence[Task]) -> None:
+    """Stop before anything is built for a card whose ``drop_tables`` names a table the
+    source and its concepts do not hold: the table meant would reach the agent."""
+    native = native_view(source)
+    for task in tasks:
+        absent = absent_drop_tables(task.card, native)
+        if absent:
+            raise M4BenchError(
+                f"{task.card_path}: drop_tables names {', '.join(absent)}, which source "
+                f"{source.name!r} does not hold, so the table meant would reach the agent",
+                hint="correct the name in the card (`m4bench tasks lint` suggests the "
+                "closest table); no ground truth or agent catalog was built",
+            )
 
 
 def equivalence_checks(

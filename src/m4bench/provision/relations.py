@@ -83,3 +83,9 @@ def allowed_relations(
 ) -> list[str]:
     dropped = set(dropped_relations(card, view, rename))
     return [name for name in view.names if name not in dropped]
+
+
+def absent_drop_tables(card: TaskCard, view: SchemaView) -> list[str]:
+    """The card's ``drop_tables`` entries that name no relation of the native ``view``:
+    a misspelt name drops nothing, so the table meant would reach the agent."""
+    return [name for name in card.database.drop_tables if name not in view.files]

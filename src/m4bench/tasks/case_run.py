@@ -2,7 +2,9 @@
 
 Each case gets its own empty in-memory database (the task's source tables and the
 concepts its reference reads), so cases never see each other's rows. A case whose rows
-do not insert, or whose reference fails, fails with that message; the others still run.
+do not insert, or whose reference fails on its rows, fails with that message; the others
+still run. A task whose ``cases.toml`` does not load, or whose reference does not run
+even on an empty database, gives one error for the task instead of one per case.
 """
 
 from __future__ import annotations
@@ -22,23 +24,41 @@ from m4bench.scoring.sqltypes import quote_ident
 from m4bench.tasks.card import DERIVED_SCHEMA
 from m4bench.tasks.cases import Case, CaseRows, load_cases, sql_value
 from m4bench.tasks.catalog import Task
-from m4bench.tasks.reference import empty_reference_database, output_columns, run_reference
+from m4bench.tasks.evaluation import ColumnTolerance
+from m4bench.tasks.reference import (
+    empty_reference_database,
+    output_columns,
+    reference_failure,
+    repeated_key_problem,
+    run_reference,
+    wrapped,
+)
 
 Key = tuple[Any, ...]
 
 
 @dataclass(frozen=True)
 class CaseResult:
-    """One case's verdict; ``problems`` empty when it passed."""
+    """One case's verdict; ``problems`` empty when it passed.
+
+    ``error``: the task's cases could not run at all (``cases.toml`` does not load, the
+    reference fails on an empty database); ``case`` is then empty and ``problems`` says why.
+    """
 
     task: str
     case: str
     rule: str
     problems: tuple[str, ...]
+    error: bool = False
 
     @property
     def passed(self) -> bool:
         return not self.problems
+
+
+def task_error(task: Task, problem: str) -> CaseResult:
+    """The one result of a task whose cases could not run."""
+    return CaseResult(task.name, "", "", (problem,), error=True)
 
 
 def task_cases(task: Task) -> list[Case]:
@@ -48,11 +68,21 @@ def task_cases(task: Task) -> list[Case]:
 
 
 def run_cases(task: Task, library: ConceptLibrary | None = None) -> list[CaseResult]:
-    """Every case of ``task``, in file order."""
-    cases = task_cases(task)
-    if cases and library is None and DERIVED_SCHEMA[task.card.dataset]:
-        library = ConceptLibrary.load(task.card.dataset)
-    return [run_case(task, case, library) for case in cases]
+    """Every case of ``task``, in file order; a single error result when ``cases.toml``
+    does not load or the reference does not run whatever the rows."""
+    try:
+        cases = task_cases(task)
+        if cases and library is None and DERIVED_SCHEMA[task.card.dataset]:
+            library = ConceptLibrary.load(task.card.dataset)
+    except M4BenchError as exc:
+        return [task_error(task, exc.message)]
+    results: list[CaseResult] = []
+    for case in cases:
+        result = run_case(task, case, library)
+        if result.error:
+            return [result]
+        results.append(result)
+    return results
 
 
 def run_task_cases(tasks: Iterable[Task]) -> Iterator[CaseResult]:
@@ -72,7 +102,12 @@ def run_case(task: Task, case: Case, library: ConceptLibrary | None) -> CaseResu
     try:
         con = empty_reference_database(task, library)
     except M4BenchError as exc:
-        return verdict([f"no database to run on: {exc.message}"])
+        return task_error(task, f"no database to run the cases on: {exc.message}")
+    try:
+        con.execute(wrapped(task.reference_sql, "LIMIT 0"))
+    except duckdb.Error as exc:
+        con.close()
+        return task_error(task, reference_failure(task, exc).message)
     try:
         for block in case.rows:
             _insert(con, block)
@@ -80,12 +115,13 @@ def run_case(task: Task, case: Case, library: ConceptLibrary | None) -> CaseResu
             if library is None:
                 return verdict([f"{task.card.dataset} has no concept library to rebuild from"])
             materialize(con, library, case.rebuild, with_dependencies=False)
-        rows = run_reference(task, con).to_pylist()
+        table = run_reference(task, con)
     except (M4BenchError, duckdb.Error) as exc:
         return verdict([exc.message if isinstance(exc, M4BenchError) else str(exc)])
     finally:
         con.close()
-    return verdict(compare(task, case, rows))
+    repeated = repeated_key_problem(task, table)
+    return verdict([*([repeated] if repeated else []), *compare(task, case, table.to_pylist())])
 
 
 def _insert(con: duckdb.DuckDBPyConnection, block: CaseRows) -> None:
@@ -142,14 +178,14 @@ def compare(task: Task, case: Case, rows: list[dict[str, Any]]) -> list[str]:
     return problems
 
 
-def _tolerance(task: Task, case: Case, name: str) -> float:
+def _tolerance(task: Task, case: Case, name: str) -> ColumnTolerance:
+    """The case's own tolerance (absolute), else the card's for the column, else exact."""
     if case.tolerance is not None:
-        return case.tolerance
-    rule = task.card.evaluation.tolerance.get(name)
-    return float(rule.absolute) if rule is not None else 0.0
+        return ColumnTolerance(absolute=case.tolerance)
+    return task.card.evaluation.tolerance.get(name) or ColumnTolerance()
 
 
-def _same(want: Any, got: Any, tolerance: float) -> bool:
+def _same(want: Any, got: Any, tolerance: ColumnTolerance) -> bool:
     if want is None or got is None:
         return want is None and got is None
     numbers = (int, float, Decimal)
@@ -160,7 +196,10 @@ def _same(want: Any, got: Any, tolerance: float) -> bool:
     a, b = float(want), float(got)
     if math.isnan(a) or math.isnan(b):
         return math.isnan(a) and math.isnan(b)
-    return abs(a - b) <= tolerance + 1e-9 * max(1.0, abs(a))
+    slack = 1e-9 * max(1.0, abs(a))
+    if abs(a - b) <= tolerance.absolute + slack:
+        return True
+    return tolerance.relative is not None and abs(a - b) <= tolerance.relative * abs(a) + slack
 
 
 def _label(keys: list[str], key: Key) -> str:

@@ -29,17 +29,21 @@ TOML has no null: the string ``"<null>"`` stands for NULL, in rows and expectati
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from m4bench.errors import M4BenchError
-from m4bench.fileio import read_toml_model, reject_duplicate_names
+from m4bench.tasks.case_errors import (
+    CaseLines,
+    CasesFileError,
+    toml_error_line,
+    validation_problem,
+)
 
 CASES_FILE = "cases.toml"
 NULL = "<null>"
-_DOCS = "docs/tasks.md (Patient cases)"
 
 
 class CaseRows(BaseModel):
@@ -73,40 +77,79 @@ class CasesFile(BaseModel):
     case: list[Case] = Field(min_length=1)
 
 
+# The fields each part of cases.toml takes, for "did you mean" on an unknown one.
+_FIELDS: dict[str, list[str]] = {
+    "file": list(CasesFile.model_fields),
+    "case": list(Case.model_fields),
+    "rows": list(CaseRows.model_fields),
+}
+
+
 def cases_path(task_dir: Path) -> Path:
     return task_dir / CASES_FILE
 
 
 def load_cases(task_dir: Path, key_columns: list[str], columns: list[str]) -> list[Case]:
     """The cases of a task folder (none without ``cases.toml``), checked against the
-    task's key and output columns."""
+    task's key and output columns; a problem raises :class:`CasesFileError` at its line."""
     path = cases_path(task_dir)
-    parsed = read_toml_model(path, CasesFile, _DOCS)
-    if parsed is None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
         return []
-    reject_duplicate_names(path, [case.name for case in parsed.case], "case")
-    for case in parsed.case:
-        _check_case(path, case, key_columns, columns)
+    lines = CaseLines.of(text)
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CasesFileError(path, toml_error_line(str(exc)), f"not valid TOML: {exc}") from exc
+    try:
+        parsed = CasesFile.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        problem = validation_problem(first, raw, _FIELDS)
+        raise CasesFileError(path, lines.line(first["loc"]), problem) from exc
+    seen: dict[str, int] = {}
+    for index, case in enumerate(parsed.case):
+        if case.name in seen:
+            message = f"case {index + 1}: case {seen[case.name] + 1} is also named {case.name!r}"
+            raise CasesFileError(
+                path, lines.case_line(index), message, "give each case its own name"
+            )
+        seen[case.name] = index
+        _check_case(path, lines, index, case, key_columns, columns)
     return list(parsed.case)
 
 
-def _check_case(path: Path, case: Case, key_columns: list[str], columns: list[str]) -> None:
+def _check_case(
+    path: Path,
+    lines: CaseLines,
+    index: int,
+    case: Case,
+    key_columns: list[str],
+    columns: list[str],
+) -> None:
+    label = f"case {index + 1} ({case.name!r})"
     if not case.expect and not case.absent:
-        raise M4BenchError(f"{path}: case {case.name!r} expects nothing", hint=f"see {_DOCS}")
-    for label, rows in (("expect", case.expect), ("absent", case.absent)):
-        for number, row in enumerate(rows, start=1):
+        message = f"{label} expects nothing: add a [[case.expect]] or [[case.absent]] block"
+        raise CasesFileError(path, lines.case_line(index), message)
+    for block, rows in (("expect", case.expect), ("absent", case.absent)):
+        for number, row in enumerate(rows):
             missing = [name for name in key_columns if name not in row]
             unknown = sorted(set(row) - set(columns))
-            where = f"{path}: case {case.name!r}, {label} row {number}"
+            where = f"{label}, {block} block {number + 1}"
+            line = lines.block_line(index, block, number)
             if missing:
-                raise M4BenchError(f"{where}: no key column {', '.join(missing)}")
+                message = f"{where}: no key column {', '.join(missing)}"
+                raise CasesFileError(path, line, message)
             if unknown:
-                raise M4BenchError(
-                    f"{where}: {', '.join(unknown)} not among the output columns",
-                    hint=f"the task returns {', '.join(columns)}",
+                message = (
+                    f"{where}: {', '.join(unknown)} is not an output column "
+                    f"(the task returns {', '.join(columns)})"
                 )
-            if label == "absent" and set(row) != set(key_columns):
-                raise M4BenchError(f"{where}: an absent row names the key columns only")
+                raise CasesFileError(path, line, message)
+            if block == "absent" and set(row) != set(key_columns):
+                message = f"{where}: an absent block names the key columns only"
+                raise CasesFileError(path, line, message)
 
 
 def sql_value(value: Any) -> Any:

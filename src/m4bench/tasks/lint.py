@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from m4bench.concepts.library import ConceptLibrary
 from m4bench.errors import M4BenchError
-from m4bench.sources.schema import dataset_schema
 from m4bench.tasks.card import (
     CARD_FILE,
     DERIVED_SCHEMA,
@@ -22,6 +22,7 @@ from m4bench.tasks.card import (
     load_card,
     name_rule_problems,
 )
+from m4bench.tasks.case_errors import CasesFileError
 from m4bench.tasks.case_run import task_cases
 from m4bench.tasks.cases import cases_path
 from m4bench.tasks.catalog import (
@@ -32,12 +33,13 @@ from m4bench.tasks.catalog import (
     catalog_task_dirs,
     clash_message,
     family_clashes,
-    load_provenance,
     repeated_names,
 )
+from m4bench.tasks.drop_tables_lint import drop_table_findings
 from m4bench.tasks.evaluation import paper_scored_columns
 from m4bench.tasks.finding import Finding
 from m4bench.tasks.mutant_lint import lint_mutants
+from m4bench.tasks.provenance_lint import lint_provenance
 from m4bench.tasks.reference import output_columns
 from m4bench.tasks.reference_lint import (
     DatabaseFactory,
@@ -58,7 +60,8 @@ RULES: dict[str, str] = {
     "card-name": "name equals the folder, carries the database prefix and the -raw suffix rule",
     "card-family": "family equals the parent folder",
     "card-scored-rule": "scored_columns = value columns + non-key, non-identifier required columns",
-    "card-drop-tables": "drop_tables name tables of the dataset's schemas; standard tasks drop one",
+    "card-drop-tables": "each drop_tables entry names a source table of the dataset or a "
+    "concept of the library (the closest name suggested); standard tasks drop one",
     "instruction-placeholder": "instruction has {output_path} and no unknown placeholder",
     "instruction-sparse": "instruction has no item ids, schema names or SQL and stays short",
     "instruction-contract": "instruction lists the required columns in order",
@@ -76,7 +79,8 @@ RULES: dict[str, str] = {
     "provenance": "PROVENANCE.yaml is valid, covers the family's tasks, reviews are real",
     "concept-library": "the concept library loads, so dependencies can be closed",
     "cases-valid": "cases.toml parses and its expectations name the task's keys and columns",
-    "catalog-unique": "task names and family folders are unique across the catalog's folders",
+    "catalog-unique": "task names and family folders are unique across the catalog's folders "
+    "(a clashing family gets this finding alone, not provenance or mutant findings)",
 }
 
 KNOWN_PLACEHOLDERS = frozenset({"output_path", "db_path"})
@@ -87,7 +91,20 @@ _FENCE = re.compile(r"^\s*(```|~~~)", re.M)
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 _BACKTICKED = re.compile(r"`([A-Za-z_][A-Za-z0-9_.]*)`")
 _SCHEMA_NAMES = re.compile(r"\b(mimiciv_\w+|eicu_crd)\b", re.I)
+_PARSE_LINE = re.compile(r"\bLine (\d+), Col")  # where the SQL parser stopped
 _OPSPEC_FORBIDDEN = re.compile(r"mimiciv_|MIT-LCP|mimic-code|\bitemid\b", re.I)
+
+
+@dataclass(frozen=True)
+class LintReport:
+    """What ``lint_report`` found, and how many task folders it read."""
+
+    tasks: int
+    findings: list[Finding]
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for finding in self.findings if finding.severity == "error")
 
 
 def lint_catalog(
@@ -99,8 +116,29 @@ def lint_catalog(
     concepts_root: Path | None = None,
     extra_roots: Sequence[Path] | None = None,
 ) -> list[Finding]:
+    """Every finding of every rule over the catalog (see :func:`lint_report`)."""
+    return lint_report(
+        root,
+        database=database,
+        run_references=run_references,
+        on_task=on_task,
+        concepts_root=concepts_root,
+        extra_roots=extra_roots,
+    ).findings
+
+
+def lint_report(
+    root: Path | None = None,
+    *,
+    database: DatabaseFactory | None = None,
+    run_references: bool = True,
+    on_task: Callable[[str, int], None] | None = None,
+    concepts_root: Path | None = None,
+    extra_roots: Sequence[Path] | None = None,
+) -> LintReport:
     """Every finding of every rule over the catalog at ``root`` (default: the package's)
-    and ``extra_roots`` (default: the folders of ``$M4BENCH_TASKS``).
+    and ``extra_roots`` (default: the folders of ``$M4BENCH_TASKS``), with the number of
+    task folders read (those whose card does not load included).
 
     ``database`` builds the connection a task's reference runs on (default: empty source
     tables plus the concepts it reads, materialized from the library). ``on_task`` is
@@ -127,9 +165,14 @@ def lint_catalog(
         findings.extend(lint_task(task, catalog, derived))
         if run_references:
             findings.extend(check_reference_runs(task, factory))
-    findings.extend(_lint_provenance(catalog))
-    findings.extend(lint_mutants(catalog))
-    return sorted(findings, key=lambda f: (str(f.path), f.line, f.rule))
+    # A family found in two folders is reported once (catalog-unique): its provenance and
+    # mutants, read from one folder for tasks of both, would only add confusing findings.
+    clashing = set(family_clashes(folders))
+    families = Catalog(roots, tuple(t for t in catalog.tasks if t.family not in clashing))
+    findings.extend(lint_provenance(families))
+    findings.extend(lint_mutants(families))
+    ordered = sorted(findings, key=lambda f: (str(f.path), f.line, f.rule))
+    return LintReport(tasks=len(folders), findings=ordered)
 
 
 def lint_task(task: Task, catalog: Catalog, derived: list[str]) -> list[Finding]:
@@ -137,6 +180,7 @@ def lint_task(task: Task, catalog: Catalog, derived: list[str]) -> list[Finding]
     out: list[Finding] = []
     for check in (_card_rules, _instruction_rules, _opspec_rules, _reference_rules, _case_rules):
         out.extend(check(task))
+    out.extend(drop_table_findings(task, derived))
     out.extend(_instruction_table_names(task, derived))
     out.extend(_skill_rules(task, derived))
     out.extend(_control_rules(task, catalog))
@@ -150,6 +194,8 @@ def _case_rules(task: Task) -> Iterator[Finding]:
         return
     try:
         task_cases(task)
+    except CasesFileError as exc:
+        yield Finding("cases-valid", exc.path, exc.line, exc.problem)
     except M4BenchError as exc:
         yield Finding("cases-valid", path, 1, exc.message)
 
@@ -217,26 +263,6 @@ def _card_rules(task: Task) -> Iterator[Finding]:
             line_of(text, "scored_columns"),
             f"scored_columns must be {expected}",
         )
-    schemas = {*(s for s in [DERIVED_SCHEMA[card.dataset]] if s), *_source_schemas(card.dataset)}
-    for name in card.database.drop_tables:
-        if name.split(".", 1)[0] not in schemas:
-            yield Finding(
-                "card-drop-tables",
-                path,
-                line_of(text, name),
-                f"{name} is not in a {card.dataset} schema ({', '.join(sorted(schemas))})",
-            )
-    if card.mode == "standard" and not card.database.drop_tables:
-        yield Finding(
-            "card-drop-tables",
-            path,
-            line_of(text, "drop_tables"),
-            "a standard task drops at least its answer table",
-        )
-
-
-def _source_schemas(dataset: str) -> set[str]:
-    return set(dataset_schema(dataset).schema_names)
 
 
 def _instruction_rules(task: Task) -> Iterator[Finding]:
@@ -384,7 +410,8 @@ def _reference_rules(task: Task) -> Iterator[Finding]:
     try:
         columns = output_columns(task.reference_sql, str(path))
     except M4BenchError as exc:
-        yield Finding("reference-file", path, 1, exc.message)
+        where = _PARSE_LINE.search(exc.message)
+        yield Finding("reference-file", path, int(where.group(1)) if where else 1, exc.message)
         return
     required = task.card.evaluation.required_columns
     if columns != required:
@@ -440,34 +467,3 @@ def _control_rules(task: Task, catalog: Catalog) -> Iterator[Finding]:
             f"decoy {wanted!r} is not yet carried by any task in the catalog",
             "warning",
         )
-
-
-def _lint_provenance(catalog: Catalog) -> Iterator[Finding]:
-    for family in catalog.families:
-        tasks = catalog.family(family)
-        path = tasks[0].provenance_path
-        try:
-            prov = load_provenance(path)
-        except M4BenchError as exc:
-            yield Finding("provenance", path, 1, exc.message)
-            continue
-        text = path.read_text(encoding="utf-8")
-        if prov.family != family:
-            yield Finding(
-                "provenance",
-                path,
-                line_of(text, "family"),
-                f"family {prov.family!r} differs from the folder {family!r}",
-            )
-        names = sorted(t.name for t in tasks)
-        if sorted(prov.applies_to) != names:
-            yield Finding(
-                "provenance", path, line_of(text, "applies_to"), f"applies_to must list {names}"
-            )
-        if prov.review_status == "reviewed" and not prov.reviews:
-            yield Finding(
-                "provenance",
-                path,
-                line_of(text, "review_status"),
-                "review_status 'reviewed' needs at least one review entry",
-            )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,10 +15,14 @@ from m4bench.concepts.library import ConceptLibrary
 from m4bench.concepts.materialize import materialize
 from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_path
+from m4bench.scoring.truth_facts import first_duplicate_key
 from m4bench.sources.schema import create_empty_tables, dataset_schema
 
 if TYPE_CHECKING:
     from m4bench.tasks.catalog import Task
+
+# DuckDB names the line of an error in the query text it was given: "LINE 14: ...".
+_DUCKDB_LINE = re.compile(r"^LINE (\d+):", re.M)
 
 
 def _parse(sql: str, origin: str) -> exp.Expr:
@@ -92,12 +97,39 @@ def empty_reference_database(
     return con
 
 
+def query_body(sql: str) -> str:
+    """The reference text to wrap in a subquery: trailing blanks and ``;`` removed, the
+    start kept, so line N of the file is line N of any query :func:`wrapped` builds."""
+    return sql.rstrip().rstrip(";").rstrip()
+
+
+def wrapped(sql: str, suffix: str) -> str:
+    """``SELECT * FROM (<sql>) <suffix>`` with the reference's lines where they are in
+    its file: the prefix shares its first line, so DuckDB's ``LINE n`` is the file's."""
+    return f"SELECT * FROM ({query_body(sql)}\n) {suffix}"
+
+
 def ordered_query(sql: str, key_columns: list[str], columns: list[str]) -> str:
     """Wrap a query so its rows come out sorted by keys, then every other column."""
     order = list(dict.fromkeys([*key_columns, *columns]))
     terms = ", ".join(f'"{name}" ASC NULLS LAST' for name in order)
-    body = sql.strip().rstrip(";")
-    return f"SELECT * FROM (\n{body}\n) AS reference_rows ORDER BY {terms}"
+    return wrapped(sql, f"AS reference_rows ORDER BY {terms}")
+
+
+def sql_error_line(error: str) -> int | None:
+    """The line DuckDB's ``error`` text names (``LINE n:``), or None when it names none."""
+    match = _DUCKDB_LINE.search(error)
+    return int(match.group(1)) if match else None
+
+
+def reference_failure(task: Task, error: duckdb.Error) -> M4BenchError:
+    """The reference's SQL error, located at its file's line when DuckDB names one."""
+    line = sql_error_line(str(error))
+    where = f"{task.reference_path}:{line}" if line else str(task.reference_path)
+    return M4BenchError(
+        f"{where}: the reference failed: {error}",
+        hint="fix the reference query; `m4bench tasks lint` runs it on an empty database",
+    )
 
 
 def run_reference(task: Task, con: duckdb.DuckDBPyConnection) -> pa.Table:
@@ -113,8 +145,28 @@ def run_reference(task: Task, con: duckdb.DuckDBPyConnection) -> pa.Table:
     try:
         table = con.execute(query).fetch_arrow_table()
     except duckdb.Error as exc:
-        raise M4BenchError(f"{task.reference_path}: the reference failed: {exc}") from exc
+        raise reference_failure(task, exc) from exc
     return table
+
+
+def repeated_key_problem(task: Task, table: pa.Table) -> str | None:
+    """What makes the reference's output unusable as an answer: a key column it does not
+    return, or a key it returns more than once; None when every key names one row."""
+    keys = list(task.card.evaluation.key_columns)
+    missing = [name for name in keys if name not in table.column_names]
+    if missing:
+        return f"the reference of {task.name} returns no key column {', '.join(missing)}"
+    with duckdb.connect() as con:
+        con.register("reference_rows", table)
+        repeated = first_duplicate_key(con, "reference_rows", keys)
+    if repeated is None:
+        return None
+    *values, count = repeated
+    named = ", ".join(f"{name}={value}" for name, value in zip(keys, values, strict=True))
+    return (
+        f"the reference of {task.name} returns {count} rows for {named}; "
+        f"its key columns ({', '.join(keys)}) must name one row each"
+    )
 
 
 def write_reference(table: pa.Table, target: Path) -> None:

@@ -15,7 +15,12 @@ from m4bench.concepts.library import ConceptLibrary
 from m4bench.errors import M4BenchError
 from m4bench.tasks.catalog import Task
 from m4bench.tasks.finding import Finding
-from m4bench.tasks.reference import empty_reference_database, missing_inputs
+from m4bench.tasks.reference import (
+    empty_reference_database,
+    missing_inputs,
+    sql_error_line,
+    wrapped,
+)
 
 DatabaseFactory = Callable[[Task], duckdb.DuckDBPyConnection]
 
@@ -48,10 +53,11 @@ def check_reference_runs(task: Task, database: DatabaseFactory) -> list[Finding]
                     f"reads tables that do not exist: {', '.join(missing)}",
                 )
             ]
-        cursor = con.execute(f"SELECT * FROM ({task.reference_sql.strip().rstrip(';')}) LIMIT 0")
+        cursor = con.execute(wrapped(task.reference_sql, "LIMIT 0"))
         columns = [d[0] for d in cursor.description or []]
     except duckdb.Error as exc:
-        return [Finding("reference-runs", path, 1, f"the reference fails: {exc}")]
+        line = sql_error_line(str(exc)) or 1
+        return [Finding("reference-runs", path, line, f"the reference fails: {exc}")]
     finally:
         con.close()
     if columns != task.card.evaluation.required_columns:
