@@ -101,6 +101,10 @@ def test_catalog_lookup_and_contents(catalog) -> None:
     with pytest.raises(M4BenchError, match="no task named 'mimic-sofa'") as caught:
         catalog.task("mimic-sofa")
     assert caught.value.hint and "mimic-sofa-24h" in caught.value.hint
+    # A misspelling is no substring of the name, yet it is suggested.
+    with pytest.raises(M4BenchError) as misspelled:
+        catalog.task("mimic-ventilaton")
+    assert misspelled.value.hint == "did you mean mimic-ventilation, mimic-ventilation-raw?"
 
 
 def test_dependencies_are_read_from_sql_and_closed_over_the_library(catalog) -> None:

@@ -9,6 +9,7 @@ closed over the concept library's own dependency graph when present).
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -228,7 +229,9 @@ class Catalog:
         for candidate in self.tasks:
             if candidate.name == name:
                 return candidate
-        close = [n for n in self.names if name in n or n in name][:5]
+        # Names containing the typed one (a prefix, a family), then spelling neighbours.
+        near = difflib.get_close_matches(name, self.names, n=5, cutoff=0.75)
+        close = list(dict.fromkeys([n for n in self.names if name in n or n in name] + near))[:5]
         raise M4BenchError(
             f"no task named {name!r} in {', '.join(str(r) for r in self.roots)}",
             hint=f"did you mean {', '.join(close)}?"
