@@ -52,7 +52,8 @@ def oracle_statements(
     query = ordered_query(sql, task.card.evaluation.key_columns, columns)
     if mapping is not None and schema != "native":
         query = _renamed_back(rewrite(query), columns, mapping)
-    statements.append(f"COPY (\n{query}\n) TO '{OUTPUT_FILE}' (FORMAT CSV, HEADER)")
+    # The query starts on COPY's own line, so an error's LINE n is the reference file's.
+    statements.append(f"COPY ({query}\n) TO '{OUTPUT_FILE}' (FORMAT CSV, HEADER)")
     return statements
 
 
