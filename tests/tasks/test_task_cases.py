@@ -294,3 +294,24 @@ def test_case_errors_name_the_line_and_the_case(
         path, start + offset, problem,
     )  # fmt: skip
     assert caught.value.message == f"{path}:{start + offset}: {problem}"
+
+
+@pytest.mark.parametrize(("relative", "passes"), [(0.1, True), (0.05, False)])
+def test_a_case_without_its_own_tolerance_uses_the_cards_relative_one(
+    meld_root: Path, relative: float, passes: bool
+) -> None:
+    """rrt-caps-creatinine expects 20 for stay 200; 21.5 is 1.5 off: outside the card's
+    absolute 1.0, inside 10 % of 21.5 but not 5 %."""
+    card = meld_root / "meld" / "mimic-meld-24h" / "task.toml"
+    replace_in(card, "meld = 1.0\n", f"meld = {{ absolute = 1.0, relative = {relative} }}\n")
+    cases = meld_root / MELD_CASES
+    replace_in(
+        cases,
+        'rule = "renal replacement in the window scores creatinine as 4.0 mg/dL (20 instead '
+        'of 10 here)"\ntolerance = 0.005\n',
+        'rule = "renal replacement in the window scores creatinine as 4.0 mg/dL (20 instead '
+        'of 10 here)"\n',
+    )
+    replace_in(cases, "stay_id = 200\nmeld = 20.0\n", "stay_id = 200\nmeld = 21.5\n")
+    result = next(r for r in run_cases(meld(meld_root)) if r.case == "rrt-caps-creatinine")
+    assert result.passed is passes, result.problems
