@@ -90,7 +90,32 @@ def test_reference_writes_csv_and_parquet(tmp_path: Path) -> None:
 def test_reference_without_sources_says_how_to_build_one(tmp_path: Path) -> None:
     result = runner.invoke(app, ["reference", "mimic-meld-24h", "--home", str(tmp_path)])
     assert isinstance(result.exception, M4BenchError)
-    assert "--source" in (result.exception.hint or "")
+    assert "`m4bench data synth mimic-iv`" in (result.exception.hint or "")
+
+
+def test_reference_picks_the_synthetic_source_as_the_other_commands_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from types import SimpleNamespace
+
+    from m4bench.cli import tasks as cli_tasks
+
+    datasets = {"synthetic-mimic-iv": "mimic-iv", "mine": "mimic-iv", "e": "eicu"}
+
+    def fake_source(home: DataHome, name: str) -> SimpleNamespace:
+        return SimpleNamespace(manifest=SimpleNamespace(dataset=datasets[name]))
+
+    monkeypatch.setattr(cli_tasks, "list_source_names", lambda home: sorted(datasets))
+    monkeypatch.setattr(cli_tasks, "load_source", fake_source)
+    home = DataHome(tmp_path)
+    assert cli_tasks._only_source(home, "mimic-iv") == "synthetic-mimic-iv"
+    del datasets["synthetic-mimic-iv"]
+    assert cli_tasks._only_source(home, "mimic-iv") == "mine"
+    datasets["other"] = "mimic-iv"
+    with pytest.raises(M4BenchError) as caught:
+        cli_tasks._only_source(home, "mimic-iv")
+    assert "(found: mine, other)" in caught.value.message
+    assert caught.value.hint == "name one with --source"
 
 
 def test_lint_counts_what_it_linted_when_a_card_is_broken(

@@ -16,6 +16,7 @@ from rich.table import Table
 from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
+from m4bench.sources.defaults import default_source
 from m4bench.sources.layout import list_source_names, load_source
 from m4bench.tasks.case_run import CaseResult, run_task_cases, task_cases
 from m4bench.tasks.cases import cases_path
@@ -307,11 +308,18 @@ def reference_command(
 
 
 def _only_source(home: DataHome, dataset: str) -> str:
+    """The dataset's synthetic source when it is built (the default of every command),
+    else its only source; several others must be chosen among with --source."""
     names = [n for n in list_source_names(home) if load_source(home, n).manifest.dataset == dataset]
+    if default_source(dataset) in names:
+        return default_source(dataset)
     if len(names) != 1:
         found = ", ".join(names) or "none"
         raise M4BenchError(
             f"cannot choose a {dataset} source in {home.sources} (found: {found})",
-            hint="name one with --source, or build one with `m4bench data synth`",
+            hint="name one with --source"
+            if names
+            else f"build one with `m4bench data synth {dataset}`, then "
+            f"`m4bench concepts build --source {default_source(dataset)}`",
         )
     return names[0]
