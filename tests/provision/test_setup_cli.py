@@ -113,6 +113,7 @@ def test_source_defaults_follow_the_tasks_dataset(provisioned: Provisioned, tmp_
     mixed = runner.invoke(app, ["setup", "--task", "eicu-gcs", "--task", "mimic-meld-24h", *home])
     assert isinstance(mixed.exception, M4BenchError)
     assert "span MIMIC-IV and eICU" in mixed.exception.message
+    assert "once for the eICU tasks" in (mixed.exception.hint or "")
     output = tmp_path / "out.csv"  # score checks that its output exists before the truth
     output.write_text("patientunitstayid,gcs_min\n", encoding="utf-8")
     score = ["score", "--task", "eicu-gcs", "--output", str(output), *home]

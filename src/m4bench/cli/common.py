@@ -50,6 +50,6 @@ def source_for_tasks(tasks: Iterable[str], purpose: str = "one command") -> str:
     if len(datasets) > 1:
         raise M4BenchError(
             f"the tasks span MIMIC-IV and eICU; {purpose} reads one source",
-            hint="give each dataset's tasks separately, or name a --source",
+            hint="run it once for the MIMIC-IV tasks and once for the eICU tasks",
         )
     return default_source(datasets.pop())
