@@ -185,6 +185,18 @@ def test_a_malformed_mutants_file_is_named(kdigo_copy: Path) -> None:
     assert "mutants-file" in _rules(kdigo_copy)
 
 
+def test_the_name_first_is_reserved_for_every_tasks_first_mutant(kdigo_copy: Path) -> None:
+    toml = kdigo_copy / "kdigo" / "mutants.toml"
+    entries = parse_mutants_file(toml).mutant
+    renamed = [m.model_dump(exclude_none=True) for m in entries]
+    renamed[1]["name"] = "first"
+    toml.write_text(tomli_w.dumps({"format_version": 1, "mutant": renamed}))
+    with pytest.raises(M4BenchError) as err:
+        parse_mutants_file(toml)
+    assert "'first', which is reserved" in err.value.message
+    assert any("reserved" in m for m in _rules(kdigo_copy)["mutants-file"])
+
+
 def test_every_rule_is_documented() -> None:
     docs = (Path(__file__).parents[2] / "docs" / "validity.md").read_text()
     assert [rule for rule in MUTANT_RULES if f"`{rule}`" not in docs] == []

@@ -24,10 +24,9 @@ from m4bench.runner.builtin_agents import (
 from m4bench.runner.identity import SchemaName
 from m4bench.runner.oracle_plan import oracle_statements
 from m4bench.tasks.catalog import Task
-from m4bench.tasks.mutants import MUTANTS_FILE, task_mutants
+from m4bench.tasks.mutants import FIRST_MUTANT, MUTANTS_FILE, task_mutants
 
 BUILTIN_NAMES = ("oracle", "replay")
-FIRST_MUTANT = "first"  # mutant:first is the task's first mutant, wherever it runs
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from m4bench.tasks.mutants import MUTANTS_FILE, Mutant, family_mutants
 from m4bench.tasks.reference import output_columns
 
 MUTANT_RULES: dict[str, str] = {
-    "mutants-file": "mutants.toml parses and validates; names are unique",
+    "mutants-file": "mutants.toml parses and validates; names are unique, none is 'first'",
     "mutants-count": "a family has at least four mutants, each reference file at least one",
     "mutant-edits": "a mutant's edits apply cleanly: each find occurs exactly once in its "
     "reference and no two edits overlap",

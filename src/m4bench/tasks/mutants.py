@@ -59,6 +59,10 @@ class MutantEdit(BaseModel):
     replace: str = Field(description="what it becomes in the mutant")
 
 
+FIRST_MUTANT = "first"
+"""Reserved: agent ``mutant:first`` is a task's first mutant, wherever it runs."""
+
+
 class MutantSpec(BaseModel):
     """One ``[[mutant]]`` entry of ``mutants.toml``."""
 
@@ -193,6 +197,12 @@ def parse_mutants_file(path: Path) -> MutantsFile:
     """Parse and validate ``mutants.toml``; errors name the file and field."""
     parsed = read_toml_model(path, MutantsFile, "docs/validity.md") or MutantsFile()
     reject_duplicate_names(path, [m.name for m in parsed.mutant], "mutant")
+    if any(m.name == FIRST_MUTANT for m in parsed.mutant):
+        raise M4BenchError(
+            f"{path}: a mutant is named {FIRST_MUTANT!r}, which is reserved "
+            f"(agent mutant:{FIRST_MUTANT} is every task's first mutant)",
+            hint="give that mutant a name that says what it gets wrong",
+        )
     return parsed
 
 
