@@ -176,6 +176,15 @@ CASES: dict[str, tuple[Breaker, str, str | None]] = {  # rule: (break it, file, 
         f"{MELD}/cases.toml",
         None,
     ),
+    "cases-tables": (
+        lambda r: edit(
+            r / MELD / "cases.toml",
+            'table = "mimiciv_icu.icustays"',
+            'table = "mimiciv_icu.icustay"',
+        ),
+        f"{MELD}/cases.toml",
+        'table = "mimiciv_icu.icustay"',
+    ),
     "provenance": (
         lambda r: edit(
             r / "meld" / "PROVENANCE.yaml", "review_status: pending", "review_status: reviewed"
@@ -249,7 +258,7 @@ def test_catalog_unique_names_clashes_across_folders(mini: Path, tmp_path: Path)
 
 
 def test_every_rule_is_exercised() -> None:
-    tested = set(CASES) | {"reference-runs", "concept-library", "catalog-unique"}
+    tested = set(CASES) | {"reference-runs", "concept-library", "catalog-unique", "catalog-folder"}
     assert tested == set(RULES)
 
 
@@ -326,3 +335,31 @@ def test_a_reference_that_does_not_parse_is_located_at_its_line(mini: Path) -> N
     edit(reference, "lab.sodium_min,", "lab.sodium_min b c,")
     found = findings_of(mini, "reference-file")
     assert {(f.path, f.line) for f in found} == {(reference, number)}
+
+
+def test_case_tables_and_rebuilds_are_checked_with_suggestions(mini: Path) -> None:
+    cases = mini / MELD / "cases.toml"
+    edit(
+        cases, 'table = "mimiciv_derived.first_day_lab"', 'table = "mimiciv_derived.first_day_labs"'
+    )
+    edit(cases, 'rebuild = ["first_day_lab"]', 'rebuild = ["first_day_labz"]')
+    messages = sorted(f.message for f in findings_of(mini, "cases-tables"))
+    assert len(messages) == 2, messages
+    assert (
+        "mimiciv_derived.first_day_labs is not a table of mimiciv_derived; did you mean "
+        "mimiciv_derived.first_day_lab?" in messages[0]
+    )
+    assert (
+        "rebuild names 'first_day_labz', which is not a concept; did you mean "
+        "first_day_lab?" in messages[1]
+    )
+
+
+def test_a_task_folder_whose_card_is_misnamed_is_a_warning(mini: Path) -> None:
+    card = mini / MELD / "task.toml"
+    card.rename(card.with_name("Task.toml"))
+    found = findings_of(mini, "catalog-folder")
+    assert [(f.path, f.severity) for f in found] == [(mini / MELD, "warning")]
+    assert "no task.toml here" in found[0].message
+    card.with_name("Task.toml").rename(card)
+    assert findings_of(mini, "catalog-folder") == []

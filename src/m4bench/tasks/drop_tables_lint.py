@@ -52,13 +52,13 @@ def drop_table_findings(task: Task, derived: Sequence[str] | None) -> Iterator[F
         else:
             why = " (the concept library has no such concept)" if schema == derived_schema else ""
             message = f"{name} is not a table of {schema}{why}, so it would drop nothing"
-        yield Finding(RULE, path, _entry_line(text, name), message + _suggestion(name, tables))
+        yield Finding(RULE, path, _entry_line(text, name), message + closest_table(name, tables))
     if card.mode == "standard" and not card.database.drop_tables:
         message = "a standard task drops at least its answer table"
         yield Finding(RULE, path, line_of(text, "drop_tables"), message)
 
 
-def _suggestion(name: str, tables: dict[str, set[str]]) -> str:
+def closest_table(name: str, tables: dict[str, set[str]]) -> str:
     """``; did you mean <closest>?``: the table part compared, same schema first (a
     table of the right name in another schema counts as closest)."""
     schema, table = name.split(".", 1)

@@ -22,9 +22,7 @@ from m4bench.tasks.card import (
     load_card,
     name_rule_problems,
 )
-from m4bench.tasks.case_errors import CasesFileError
-from m4bench.tasks.case_run import task_cases
-from m4bench.tasks.cases import cases_path
+from m4bench.tasks.case_lint import CASE_RULES, case_findings
 from m4bench.tasks.catalog import (
     SKILLS_DIR,
     Catalog,
@@ -78,7 +76,9 @@ RULES: dict[str, str] = {
     "control-decoy": "the decoy names another family's skill that the catalog can supply",
     "provenance": "PROVENANCE.yaml is valid, covers the family's tasks, reviews are real",
     "concept-library": "the concept library loads, so dependencies can be closed",
-    "cases-valid": "cases.toml parses and its expectations name the task's keys and columns",
+    **CASE_RULES,
+    "catalog-folder": "every <family>/<task>/ folder holds a task.toml (a warning: a folder "
+    "without one is no task)",
     "catalog-unique": "task names and family folders are unique across the catalog's folders "
     "(a clashing family gets this finding alone, not provenance or mutant findings)",
 }
@@ -156,6 +156,7 @@ def lint_report(
         if task is not None:
             tasks.append(Task(card=task.card, dir=task.dir, concept_graph=graph))
     findings.extend(_unique_names(folders, tasks))
+    findings.extend(_cardless_folders(roots))
     catalog = Catalog(roots=roots, tasks=tuple(sorted(tasks, key=lambda t: t.name)))
     derived = sorted(library.concepts) if library else []
     factory = database or empty_database_factory(library)
@@ -178,26 +179,14 @@ def lint_report(
 def lint_task(task: Task, catalog: Catalog, derived: list[str]) -> list[Finding]:
     """The per-task rules that need no database."""
     out: list[Finding] = []
-    for check in (_card_rules, _instruction_rules, _opspec_rules, _reference_rules, _case_rules):
+    for check in (_card_rules, _instruction_rules, _opspec_rules, _reference_rules):
         out.extend(check(task))
+    out.extend(case_findings(task, derived))
     out.extend(drop_table_findings(task, derived))
     out.extend(_instruction_table_names(task, derived))
     out.extend(_skill_rules(task, derived))
     out.extend(_control_rules(task, catalog))
     return out
-
-
-def _case_rules(task: Task) -> Iterator[Finding]:
-    """cases.toml, when present, parses and names the task's own keys and columns."""
-    path = cases_path(task.dir)
-    if not path.exists() or not task.reference_path.exists():
-        return
-    try:
-        task_cases(task)
-    except CasesFileError as exc:
-        yield Finding("cases-valid", exc.path, exc.line, exc.problem)
-    except M4BenchError as exc:
-        yield Finding("cases-valid", path, 1, exc.message)
 
 
 def _load_library(findings: list[Finding], root: Path | None) -> ConceptLibrary | None:
@@ -207,6 +196,23 @@ def _load_library(findings: list[Finding], root: Path | None) -> ConceptLibrary 
         where = Path(exc.message.split(":", 1)[0]) if ":" in exc.message else Path("concepts")
         findings.append(Finding("concept-library", where, 1, exc.message, "warning"))
         return None
+
+
+def _cardless_folders(roots: Sequence[Path]) -> Iterator[Finding]:
+    """A ``<family>/<task>/`` folder without ``task.toml`` is silently no task; a card
+    misnamed (``Task.toml``, ``task.tml``) is the usual cause."""
+    for root in roots:
+        for family in _visible_dirs(root):
+            for folder in _visible_dirs(family):
+                if not (folder / CARD_FILE).exists():
+                    message = f"no {CARD_FILE} here, so this folder is no task (misnamed?)"
+                    yield Finding("catalog-folder", folder, 1, message, "warning")
+
+
+def _visible_dirs(folder: Path) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
 
 
 def _unique_names(folders: list[Path], tasks: list[Task]) -> Iterator[Finding]:
