@@ -122,3 +122,16 @@ def test_the_demo_keeps_to_the_shipped_tasks(user_root: Path) -> None:
     assert LOCAL_TASK not in shipped_task_names()
     assert shipped_task_names("eicu") == ["eicu-gcs", "eicu-oasis"]
     assert sorted(shipped_task_names()) == sorted(load_catalog(extra_roots=()).names)
+
+
+def test_a_broken_user_card_says_how_to_get_on_meanwhile(tmp_path: Path) -> None:
+    task = local_family(tmp_path / "ours")
+    card = task / "task.toml"
+    card.write_text(
+        card.read_text(encoding="utf-8").replace('difficulty = "medium"', 'difficulty = "x"'),
+        encoding="utf-8",
+    )
+    with pytest.raises(M4BenchError) as caught:
+        load_catalog(extra_roots=[tmp_path / "ours"])
+    assert str(card) in caught.value.message
+    assert f"leave its folder out of ${TASKS_ENV}" in (caught.value.hint or "")

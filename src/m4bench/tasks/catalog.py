@@ -338,11 +338,11 @@ def load_catalog(root: Path | None = None, *, extra_roots: Sequence[Path] | None
     folders = catalog_task_dirs(roots)
     clashes = family_clashes(folders)
     if clashes:
-        family, folders = next(iter(clashes.items()))
-        raise M4BenchError(clash_message(family, folders), hint=f"check {TASKS_ENV}")
+        family, family_dirs = next(iter(clashes.items()))
+        raise M4BenchError(clash_message(family, family_dirs), hint=f"check {TASKS_ENV}")
     graph = load_concept_graph()
     tasks = [
-        Task(card=load_card(path / CARD_FILE), dir=path, concept_graph=graph) for path in folders
+        Task(card=_read_card(path, roots[0]), dir=path, concept_graph=graph) for path in folders
     ]
     tasks.sort(key=lambda task: task.name)
     repeated = repeated_names(tasks)
@@ -354,6 +354,20 @@ def load_catalog(root: Path | None = None, *, extra_roots: Sequence[Path] | None
             hint="task names must be unique across the catalog and " + TASKS_ENV,
         )
     return Catalog(roots=roots, tasks=tuple(tasks))
+
+
+def _read_card(folder: Path, first_root: Path) -> TaskCard:
+    """The folder's card; a broken card of a user's folder says how to get on meanwhile."""
+    try:
+        return load_card(folder / CARD_FILE)
+    except M4BenchError as exc:
+        if folder.is_relative_to(first_root):
+            raise
+        hint = (
+            f"this task is in one of your ${TASKS_ENV} folders: fix it (`m4bench tasks lint` "
+            f"lists every problem), or leave its folder out of ${TASKS_ENV} meanwhile"
+        )
+        raise M4BenchError(exc.message, hint=f"{exc.hint}; {hint}" if exc.hint else hint) from exc
 
 
 def load_concept_graph(dataset: str = "mimic-iv") -> dict[str, frozenset[str]]:
