@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -14,7 +15,8 @@ from user_tasks import local_family, replace_in
 from m4bench.cli import app
 from m4bench.errors import M4BenchError
 from m4bench.provision.ground_truth import ground_truth_path
-from m4bench.tasks.catalog import TASKS_ENV
+from m4bench.sources.layout import load_source
+from m4bench.tasks.catalog import TASKS_ENV, load_catalog
 from m4bench.tasks.reference import write_reference
 
 pytestmark = pytest.mark.xdist_group("provision-synthetic")
@@ -142,3 +144,28 @@ def test_setup_refuses_a_drop_table_the_source_lacks(
     assert isinstance(result.exception, M4BenchError), result.output
     assert result.exception.message.startswith(f"{task / 'task.toml'}: drop_tables names {typo},")
     assert not (home.tasks / SOURCE / "native" / task.name).exists()
+
+
+def test_an_official_table_a_partial_source_lacks_is_no_typo(
+    provisioned: Provisioned, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dropping a real table the source happens not to hold leaks nothing: setup goes on;
+    a name the dataset does not have is still refused."""
+    from m4bench.provision import provisioner
+
+    source = load_source(provisioned.home, SOURCE)
+    full = provisioner.native_view(source)
+    lacking = dataclasses.replace(
+        full, files={k: v for k, v in full.files.items() if k != "mimiciv_hosp.omr"}
+    )
+    monkeypatch.setattr(provisioner, "native_view", lambda _source: lacking)
+    task = local_family(tmp_path / "ours")
+    replace_in(
+        task / "task.toml", '"mimiciv_derived.meld"', '"mimiciv_derived.meld", "mimiciv_hosp.omr"'
+    )
+    monkeypatch.setenv(TASKS_ENV, str(tmp_path / "ours"))
+    user_task = load_catalog().task(task.name)
+    provisioner.refuse_absent_drop_tables(source, [user_task])
+    replace_in(task / "task.toml", '"mimiciv_hosp.omr"', '"mimiciv_hosp.omrr"')
+    with pytest.raises(M4BenchError, match=r"drop_tables names mimiciv_hosp\.omrr,"):
+        provisioner.refuse_absent_drop_tables(source, [load_catalog().task(task.name)])

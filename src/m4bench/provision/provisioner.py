@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from m4bench.concepts.build import build_concepts
+from m4bench.concepts.library import ConceptLibrary
 from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_write_text, read_model, sha256_file
 from m4bench.home import DataHome
@@ -54,7 +55,9 @@ from m4bench.provision.progress import progress_bar
 from m4bench.provision.relations import SchemaView, absent_drop_tables, native_view
 from m4bench.sources.defaults import check_same_dataset
 from m4bench.sources.layout import Source, load_source
+from m4bench.tasks.card import DERIVED_SCHEMA
 from m4bench.tasks.catalog import Task, load_catalog
+from m4bench.tasks.drop_tables_lint import known_tables
 
 
 @dataclass
@@ -176,11 +179,19 @@ def setup(
 
 
 def refuse_absent_drop_tables(source: Source, tasks: Sequence[Task]) -> None:
-    """Stop before anything is built for a card whose ``drop_tables`` names a table the
-    source and its concepts do not hold: the table meant would reach the agent."""
+    """Stop before anything is built for a card whose ``drop_tables`` names a table that
+    neither the source and its concepts hold nor the dataset has (a misspelling): the
+    table meant would reach the agent. An official table a source lacks (a partial
+    ingest) is no leak, and passes."""
     native = native_view(source)
+    dataset = source.manifest.dataset
+    known = known_tables(dataset, _concept_names(dataset))
     for task in tasks:
-        absent = absent_drop_tables(task.card, native)
+        absent = [
+            name
+            for name in absent_drop_tables(task.card, native)
+            if name.split(".", 1)[1] not in known.get(name.split(".", 1)[0], set())
+        ]
         if absent:
             raise M4BenchError(
                 f"{task.card_path}: drop_tables names {', '.join(absent)}, which source "
@@ -188,6 +199,11 @@ def refuse_absent_drop_tables(source: Source, tasks: Sequence[Task]) -> None:
                 hint="correct the name in the card (`m4bench tasks lint` suggests the "
                 "closest table); no ground truth or agent catalog was built",
             )
+
+
+def _concept_names(dataset: str) -> list[str]:
+    """The concept library's names for ``dataset`` (none where it has no library)."""
+    return sorted(ConceptLibrary.load(dataset).concepts) if DERIVED_SCHEMA[dataset] else []
 
 
 def equivalence_checks(
