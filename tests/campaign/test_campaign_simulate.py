@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from m4bench.analysis import AnalysisSettings, analyze_runs
+from m4bench.analysis import AnalysisSettings, analyze, analyze_runs
 from m4bench.analysis.load_results import load_results_dir
 from m4bench.campaign import (
     DriverSettings,
@@ -51,10 +51,14 @@ def test_simulated_records_are_not_publishable_and_say_why(
     with pytest.raises(M4BenchError) as caught:
         analyze_runs(rows, AnalysisSettings(reps=100, permutation_reps=100), "res")
     assert "every run is simulated" in (caught.value.hint or "")
-    included = analyze_runs(
-        rows, AnalysisSettings(reps=100, permutation_reps=100, include_unpublishable=True), "res"
-    )
-    assert dict(included.integrity)["Simulated runs (no agent ran)"] == len(records)
+    settings = AnalysisSettings(reps=100, permutation_reps=100, include_unpublishable=True)
+    # Analysed as a campaign (its campaign.json read too), the report still says so.
+    included = analyze(tmp_path / "res", tmp_path / "out", settings)
+    counts = dict(included.integrity)
+    assert counts["Simulated runs (no agent ran)"] == len(records)
+    assert counts["Runs planned"] == len(records)
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert f"simulated runs (no agent ran): {len(records)}" in page
 
 
 def test_the_audit_counts_the_exits_the_failures_imply(tmp_path: Path, small_profile: Path) -> None:

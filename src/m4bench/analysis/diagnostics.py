@@ -150,7 +150,7 @@ def integrity_counts(
     if simulated:
         plan.append(("Simulated runs (no agent ran)", simulated))
     if planned is not None:
-        plan = [
+        plan += [
             ("Runs planned", len(set(planned))),
             ("Planned runs without a result", len(set(planned) - set(ids))),
         ]
