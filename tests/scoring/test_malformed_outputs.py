@@ -30,6 +30,7 @@ def _score(truth: Path, output: Path, **options: object) -> object:
         (b"stay_id;x;label\n1;1.5;a\n", "key_columns_missing"),
         (bytes(range(256)) * 4, "output_unreadable"),
         (b"PAR1\x15\x00\x15\x1c", "output_unreadable"),
+        (b"`Gf\xe8N\xb58C\xaa5a\xef\x96c\x01\x9cI\xd7\n\x94+\x00\xce", "output_unreadable"),
     ],
 )
 def test_unusable_outputs_name_their_problem(

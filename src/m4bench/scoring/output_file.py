@@ -9,6 +9,7 @@ import codecs
 import csv
 import io
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,8 @@ from m4bench.scoring.options import ScoreOptions
 
 _COMPRESSED_MAGIC = {b"\x1f\x8b": "gzip", b"PK\x03\x04": "zip", b"\x28\xb5\x2f\xfd": "zstd"}
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+# Bytes no text header holds: C0 controls other than tab and carriage return, and DEL.
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _BINARY_MAGIC = {
     b"PAR1": "a Parquet file",
     b"\xd0\xcf\x11\xe0": "an Excel (OLE) file",
@@ -89,16 +92,16 @@ def _read_header(path: Path, prefix: bytes, options: ScoreOptions, found: Inspec
             )
     if prefix.startswith(_UTF16_BOMS):
         return found.fail("header_unreadable", f"{path}: output is UTF-16 encoded; write UTF-8 CSV")
-    # A header never holds a NUL byte; a binary file almost always does in its first
-    # "line". (A NUL inside a data cell is that cell's problem only.)
+    # A header never holds a control byte (NUL, ^A, ...); a binary file almost always
+    # does in its first "line". (One inside a data cell is that cell's problem only.)
     end = prefix.find(b"\n")
-    nul = (prefix if end < 0 else prefix[:end]).find(b"\x00")
-    if nul >= 0:
+    control = _CONTROL.search(prefix if end < 0 else prefix[:end])
+    if control is not None:
         kind = next((name for magic, name in _BINARY_MAGIC.items() if prefix.startswith(magic)), "")
         return found.fail(
             "output_unreadable",
-            f"{path}: output is {kind or 'binary'}, not text (a NUL byte at offset {nul}); "
-            "write a UTF-8 CSV",
+            f"{path}: output is {kind or 'binary'}, not text (control byte "
+            f"0x{control.group()[0]:02x} at offset {control.start()}); write a UTF-8 CSV",
         )
     if prefix.startswith(codecs.BOM_UTF8):
         prefix = prefix[len(codecs.BOM_UTF8) :]
