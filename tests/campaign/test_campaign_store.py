@@ -111,3 +111,22 @@ def test_a_campaign_recorded_without_settings_still_resumes(
     assert results.check_campaign(runs, resume=True, settings=REAL)
     manifest = results.read_manifest()
     assert manifest is not None and manifest.settings is None
+
+
+def test_resuming_a_campaign_recorded_without_settings_records_them(
+    tmp_path: Path, small_profile: Path
+) -> None:
+    """The first resume of an older campaign cannot be checked; it records its settings,
+    so the next resume with other ones is refused."""
+    runs = plan_campaign(load_profile(str(small_profile)))
+    results = ResultsDir(tmp_path / "res")
+    results.open_campaign("small", runs, resume=False)
+    document = json.loads(results.manifest_path.read_text(encoding="utf-8"))
+    document.pop("settings")
+    results.manifest_path.write_text(json.dumps(document), encoding="utf-8")
+    results.open_campaign("small", runs, resume=True, settings=REAL)
+    manifest = results.read_manifest()
+    assert manifest is not None and manifest.settings == REAL
+    other = REAL.model_copy(update={"sources": {**REAL.sources, "mimic-iv": "another-source"}})
+    with pytest.raises(M4BenchError, match="another-source"):
+        results.open_campaign("small", runs, resume=True, settings=other)

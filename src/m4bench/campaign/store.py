@@ -122,12 +122,17 @@ class ResultsDir:
         resume: bool,
         settings: RunSettings | None = None,
     ) -> None:
-        """Record the planned set, or check it matches the one already recorded."""
+        """Record the planned set, or check it matches the one already recorded. A
+        campaign recorded without settings gets these, so its next resume is checked."""
         if not self.check_campaign(runs, resume, settings):
             manifest = CampaignManifest(
                 profile=profile, plan_sha256=plan_sha256(runs), settings=settings, runs=runs
             )
             write_model(self.manifest_path, manifest)
+            return
+        existing = self.read_manifest()
+        if existing is not None and existing.settings is None and settings is not None:
+            write_model(self.manifest_path, existing.model_copy(update={"settings": settings}))
 
     # -- one run ----------------------------------------------------------------------
 
