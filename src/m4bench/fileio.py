@@ -6,6 +6,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import tempfile
 import tomllib
 from collections.abc import Iterator
@@ -101,7 +102,7 @@ def read_toml_model(path: Path, model: type[ModelT], docs: str) -> ModelT | None
     except FileNotFoundError:
         return None
     except tomllib.TOMLDecodeError as exc:
-        raise M4BenchError(f"{path}: not valid TOML: {exc}", hint="fix the syntax") from exc
+        raise toml_syntax_error(path, exc) from exc
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
@@ -110,6 +111,19 @@ def read_toml_model(path: Path, model: type[ModelT], docs: str) -> ModelT | None
         raise M4BenchError(
             f"{path}: [{field}] {first['msg']}", hint=f"see {docs} for the format"
         ) from exc
+
+
+def toml_error_line(message: str) -> int:
+    """The line a TOML parser's message names ("... (at line 7, column 21)"), else 1."""
+    match = re.search(r"at line (\d+)", message)
+    return int(match.group(1)) if match else 1
+
+
+def toml_syntax_error(path: Path, exc: tomllib.TOMLDecodeError) -> M4BenchError:
+    """``path:LINE: not valid TOML: ...``, located like every other file problem."""
+    return M4BenchError(
+        f"{path}:{toml_error_line(str(exc))}: not valid TOML: {exc}", hint="fix the syntax"
+    )
 
 
 def reject_duplicate_names(path: Path, names: list[str], what: str) -> None:

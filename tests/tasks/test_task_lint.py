@@ -363,3 +363,14 @@ def test_a_task_folder_whose_card_is_misnamed_is_a_warning(mini: Path) -> None:
     assert "no task.toml here" in found[0].message
     card.with_name("Task.toml").rename(card)
     assert findings_of(mini, "catalog-folder") == []
+
+
+def test_a_card_that_is_not_toml_is_located_at_its_line(mini: Path) -> None:
+    card = mini / MELD / "task.toml"
+    edit(card, 'difficulty = "medium"', 'difficulty = "medium')
+    expected = next(
+        n for n, text in enumerate(card.read_text().splitlines(), 1) if "difficulty" in text
+    )
+    (found,) = findings_of(mini, "card-valid")
+    assert (found.path, found.line) == (card, expected)
+    assert found.message.startswith("not valid TOML:") and str(card) not in found.message

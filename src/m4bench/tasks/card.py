@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from m4bench.errors import M4BenchError
+from m4bench.fileio import toml_syntax_error
 from m4bench.tasks.evaluation import EvaluationSpec
 
 CARD_FORMAT_VERSION: Literal[1] = 1
@@ -130,7 +131,7 @@ def parse_card(text: str, path: Path) -> TaskCard:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise M4BenchError(f"{path}: not valid TOML: {exc}", hint="fix the syntax") from exc
+        raise toml_syntax_error(path, exc) from exc
     metadata = raw.get("metadata")
     if isinstance(metadata, dict) and "depends_on" in metadata:
         raise M4BenchError(

@@ -24,7 +24,6 @@ _DOCS = "docs/tasks.md (Patient cases)"
 _CASE = re.compile(r"^\s*\[\[\s*case\s*\]\]")
 _BLOCK = re.compile(r"^\s*\[\[\s*case\s*\.\s*(rows|expect|absent)\s*\]\]")
 _HEADER = re.compile(r"^\s*\[")
-_TOML_LINE = re.compile(r"at line (\d+)")
 
 # What a plain reader should be told for a broken pattern, by field.
 _PATTERN_WORDS = {
@@ -125,11 +124,6 @@ def case_label(raw: Mapping[str, Any], index: int) -> str:
     if isinstance(cases, list) and index < len(cases) and isinstance(cases[index], dict):
         name = cases[index].get("name")
     return f"case {index + 1} ({name!r})" if isinstance(name, str) else f"case {index + 1}"
-
-
-def toml_error_line(message: str) -> int:
-    match = _TOML_LINE.search(message)
-    return int(match.group(1)) if match else 1
 
 
 def validation_problem(

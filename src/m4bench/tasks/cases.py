@@ -35,10 +35,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from m4bench.fileio import toml_error_line
 from m4bench.tasks.case_errors import (
     CaseLines,
     CasesFileError,
-    toml_error_line,
     validation_problem,
 )
 
