@@ -131,7 +131,9 @@ def show_record(record: ResultRecord, run_dir: Path, console: Console) -> None:
     colour = "green" if record.status == "ok" else "yellow"
     console.print(f"run {escape(record.run_id)} (attempt {record.attempt})")
     console.print(
-        f"status [{colour}]{record.status}[/] {escape(record.status_detail)}", highlight=False
+        f"status [{colour}]{record.status}[/] {escape(record.status_detail)}",
+        highlight=False,
+        soft_wrap=True,  # a long detail (an endpoint's error) stays one line to copy
     )
     console.print(
         f"reward {record.reward:.4f}   publishable {record.publishable} "

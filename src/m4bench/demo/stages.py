@@ -130,16 +130,19 @@ def _verdict(report_path: Path) -> str:
     tasks = report.get("tasks", [])
     uncaught = sum(len(task.get("uncaught_mutants", [])) for task in tasks)
     gaps = sum(1 for entry in report.get("coverage", []) if entry.get("passed") is not True)
-    other = sum(
-        (task.get("reference_reward") != 1.0) + len(task.get("unmoved_columns", []))
-        for task in tasks
-    )
+    unmoved = sum(len(task.get("unmoved_columns", [])) for task in tasks)
+    references = sum(task.get("reference_reward") != 1.0 for task in tasks)
     parts = [
         f"{count} {one if count == 1 else many}"
         for count, one, many in (
             (uncaught, "known-wrong answer not caught", "known-wrong answers not caught"),
             (gaps, "scoring bin not reached", "scoring bins not reached"),
-            (other, "other failed verdict", "other failed verdicts"),
+            (
+                unmoved,
+                "scored column no known-wrong answer moves",
+                "scored columns no known-wrong answer moves",
+            ),
+            (references, "reference not scoring 1.0", "references not scoring 1.0"),
         )
         if count
     ]
