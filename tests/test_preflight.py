@@ -13,6 +13,7 @@ from m4bench.preflight import Check, PreflightOptions, run_preflight
 from m4bench.preflight.checks import (
     check_agent_programs,
     check_catalog_lint,
+    check_endpoint,
     check_results_dir,
     check_sandbox,
 )
@@ -192,3 +193,33 @@ def test_a_catalog_lint_error_fails_with_the_lint_command(tmp_path: Path) -> Non
     assert not check.ok
     assert "m4bench tasks lint" in check.fix
     assert TASK in check.detail
+
+
+def test_the_model_endpoint_is_checked_when_given() -> None:
+    import http.server
+    import socket
+    import threading
+
+    class NotFound(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            return
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), NotFound)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        up = check_endpoint(f"http://127.0.0.1:{server.server_port}/v1")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert up.ok and "answered (HTTP 404)" in up.detail
+    with socket.socket() as probe:  # a port nothing listens on once closed
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    down = check_endpoint(f"http://127.0.0.1:{closed}/v1", timeout=2)
+    assert not down.ok and "start the model server" in down.fix
+    assert f"127.0.0.1:{closed}/v1/models" in down.detail

@@ -42,6 +42,10 @@ def preflight_command(
     run_references: Annotated[
         bool, typer.Option("--run-references", help="Lint also runs every reference query.")
     ] = False,
+    endpoint: Annotated[
+        str | None,
+        typer.Option("--endpoint", help="Model endpoint the react agent will use: is it up?"),
+    ] = None,
     home: HomeOption = None,
 ) -> None:
     """Print each check with pass/fail and its fix; exit 1 if any fails."""
@@ -59,6 +63,7 @@ def preflight_command(
         run_references=run_references,
         tasks=task or None,
         agents=tuple(agent or ()),
+        endpoint=endpoint,
     )
     console = make_console()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), transient=True) as bar:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import tempfile
+import urllib.error
+import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,3 +180,21 @@ def check_agent_programs(agents: Sequence[str], sandbox: str) -> Check:
         return Check("agent programs", False, "; ".join(missing), "install them: docs/agents.md")
     detail = f"found: {', '.join(checked)}" if checked else "no CLI agent in this profile"
     return Check("agent programs", True, detail)
+
+
+def check_endpoint(endpoint: str, timeout: float = 5.0) -> Check:
+    """A model server answers at ``endpoint`` (any HTTP status will do: something is
+    listening). Connected to directly, as the sandbox's egress proxy connects to it."""
+    name = f"model endpoint {endpoint}"
+    url = endpoint.rstrip("/") + "/models"
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(url, timeout=timeout) as response:
+            status = response.status
+    except urllib.error.HTTPError as exc:
+        status = exc.code
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        fix = "start the model server, or fix --endpoint (an http(s) URL ending in /v1)"
+        return Check(name, False, f"no answer from {url}: {reason}", fix)
+    return Check(name, True, f"{url} answered (HTTP {status})")

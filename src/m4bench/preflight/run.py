@@ -13,6 +13,7 @@ from m4bench.preflight.checks import (
     Check,
     check_agent_programs,
     check_catalog_lint,
+    check_endpoint,
     check_provisioning,
     check_results_dir,
     check_sandbox,
@@ -38,6 +39,8 @@ class PreflightOptions:
     """Tasks to check without a profile (default: every task of the catalog)."""
     agents: tuple[str, ...] = ()
     """Agents the profile's campaign runs (default: its default agent)."""
+    endpoint: str | None = None
+    """The model endpoint the campaign's react agent will use, checked when given."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,9 @@ def run_preflight(
     checks.append(check_sandbox(opts.sandbox, home, opts.results))
     if needs.profile is not None:
         checks.append(check_agent_programs(sorted(needs.agents), opts.sandbox))
+    if opts.endpoint is not None:
+        say("model endpoint")
+        checks.append(check_endpoint(opts.endpoint))
     if opts.results is not None:
         checks.append(check_results_dir(opts.results.expanduser().resolve(), needs.profile))
     return checks
