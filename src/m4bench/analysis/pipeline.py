@@ -213,6 +213,15 @@ def task_table(
     )
 
 
+def _nothing_to_analyse(runs: Sequence[RunRow], source: str) -> M4BenchError:
+    simulated = all(run.simulated for run in runs)
+    why = "every run is simulated (campaign run --simulate: no agent ran); " if simulated else ""
+    return M4BenchError(
+        f"{source}: no publishable runs with a reward to analyse",
+        hint=f"{why}check the runs' publishable flags, or pass --include-unpublishable",
+    )
+
+
 def analyze_runs(
     runs: Sequence[RunRow],
     settings: AnalysisSettings,
@@ -224,15 +233,7 @@ def analyze_runs(
     kept = [run for run in runs if run.publishable or settings.include_unpublishable]
     scored = [run for run in kept if run.reward is not None]
     if not scored:
-        simulated = (
-            ""
-            if not all(run.simulated for run in runs)
-            else ("every run is simulated (campaign run --simulate: no agent ran); ")
-        )
-        raise M4BenchError(
-            f"{source}: no publishable runs with a reward to analyse",
-            hint=f"{simulated}check the runs' publishable flags, or pass --include-unpublishable",
-        )
+        raise _nothing_to_analyse(runs, source)
     cells = CellTable(scored)
     meta = resolve_task_meta(cells.tasks(), settings.use_catalog)
     primary = task_deltas(cells, primary_comparison(settings), "reward", meta)
