@@ -57,7 +57,7 @@ from m4bench.sources.defaults import check_same_dataset
 from m4bench.sources.layout import Source, load_source
 from m4bench.tasks.card import DERIVED_SCHEMA
 from m4bench.tasks.catalog import Task, load_catalog
-from m4bench.tasks.drop_tables_lint import known_tables
+from m4bench.tasks.drop_tables_lint import known_tables, names_no_table
 
 
 @dataclass
@@ -188,9 +188,7 @@ def refuse_absent_drop_tables(source: Source, tasks: Sequence[Task]) -> None:
     known = known_tables(dataset, _concept_names(dataset))
     for task in tasks:
         absent = [
-            name
-            for name in absent_drop_tables(task.card, native)
-            if name.split(".", 1)[1] not in known.get(name.split(".", 1)[0], set())
+            name for name in absent_drop_tables(task.card, native) if names_no_table(name, known)
         ]
         if absent:
             raise M4BenchError(

@@ -12,12 +12,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from m4bench.errors import M4BenchError
-from m4bench.tasks.card import DERIVED_SCHEMA
 from m4bench.tasks.case_errors import CaseLines, CasesFileError
 from m4bench.tasks.case_run import task_cases
 from m4bench.tasks.cases import Case, cases_path
 from m4bench.tasks.catalog import Task
-from m4bench.tasks.drop_tables_lint import closest_table, known_tables
+from m4bench.tasks.drop_tables_lint import closest_table, known_tables, names_no_table
 from m4bench.tasks.finding import Finding
 
 CASE_RULES: dict[str, str] = {
@@ -52,14 +51,13 @@ def _table_findings(
     index, case = numbered
     label = f"case {index + 1} ({case.name!r})"
     tables = known_tables(task.card.dataset, derived)
-    derived_schema = DERIVED_SCHEMA[task.card.dataset]
     for number, block in enumerate(case.rows):
-        schema, table = block.table.split(".", 1)
+        if not names_no_table(block.table, tables):
+            continue
+        schema = block.table.split(".", 1)[0]
         if schema not in tables:
             schemas = ", ".join(sorted(tables))
             problem = f"{block.table} is not in a {task.card.dataset} schema ({schemas})"
-        elif table in tables[schema] or (schema == derived_schema and not derived):
-            continue
         else:
             problem = f"{block.table} is not a table of {schema}"
         line = lines.line(["case", index, "rows", number, "table"])

@@ -31,6 +31,15 @@ def known_tables(dataset: str, derived: Sequence[str] | None) -> dict[str, set[s
     return tables
 
 
+def names_no_table(name: str, tables: dict[str, set[str]]) -> bool:
+    """Whether ``name`` (``schema.table``) names no table of ``tables`` (as
+    :func:`known_tables` gives them). A schema with no known table, the derived one when
+    the concept library did not load, is not judged."""
+    schema, table = name.split(".", 1)
+    known = tables.get(schema)
+    return known is None or (bool(known) and table not in known)
+
+
 def drop_table_findings(task: Task, derived: Sequence[str] | None) -> Iterator[Finding]:
     """Findings for the card's ``drop_tables``: entries naming no table of the dataset
     (with the closest real name), and a standard task that drops nothing.
@@ -43,12 +52,12 @@ def drop_table_findings(task: Task, derived: Sequence[str] | None) -> Iterator[F
     tables = known_tables(card.dataset, derived)
     derived_schema = DERIVED_SCHEMA[card.dataset]
     for name in card.database.drop_tables:
-        schema, table = name.split(".", 1)
+        if not names_no_table(name, tables):
+            continue
+        schema = name.split(".", 1)[0]
         if schema not in tables:
             schemas = ", ".join(sorted(tables))
             message = f"{name} is not in a {card.dataset} schema ({schemas})"
-        elif table in tables[schema] or (schema == derived_schema and not derived):
-            continue
         else:
             why = " (the concept library has no such concept)" if schema == derived_schema else ""
             message = f"{name} is not a table of {schema}{why}, so it would drop nothing"
