@@ -121,6 +121,18 @@ def test_invalid_utf8_line_is_skipped_and_counted(make_truth: TruthMaker, tmp_pa
     assert any("INVALID ENCODING" in note for note in score.diagnostics)
 
 
+def test_a_skipped_line_in_an_output_with_columns_not_compared(
+    make_truth: TruthMaker, tmp_path: Path
+) -> None:
+    """Rejected lines with columns the scorer does not compare: every column must still be
+    read, or DuckDB fails inside its CSV reader."""
+    output = tmp_path / "output.csv"
+    output.write_bytes(b"stay_id,junk,x,label,more\n1,a,1.5,a,z\n2,\xff\xfe,2.0,b,q\n")
+    score = score_output(SPEC, make_truth(TRUTH), output)
+    assert score.failure is None and score.rejected_lines == 1
+    assert [column.matched for column in score.columns] == [1, 1]
+
+
 def test_ragged_rows_are_padded_with_nulls(
     make_truth: TruthMaker, make_output: OutputMaker
 ) -> None:

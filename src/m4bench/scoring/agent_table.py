@@ -9,7 +9,8 @@ typed key columns ``k0..``, ``key_ok`` (every key cell is null or casts exactly)
 ``b`` (the raw key texts, only on rows whose key did not cast), per wanted value
 column ``v{j}`` (the cell cast to the truth's comparison type), flag words ``w0..``
 with bit ``j`` set when cell ``j`` is not null but did not cast, and ``u`` (only on
-rows with such a cell: the raw texts, element ``j`` for column ``j``). ``b`` and ``u``
+rows with such a cell: the raw texts, element ``j`` for column ``j``), and ``nl``
+(line breaks where a quote left open would put them, else NULL). ``b`` and ``u``
 are JSON arrays as text (read back with ``key_text`` and ``cell_text``): NULL on
 ordinary rows, they cost almost nothing there, where Parquet list columns cost a
 tenth of a second per 4 M rows. A cell is null for the agent exactly when ``v{j}`` is
@@ -225,17 +226,10 @@ def _agent_rows_sql(
     words, texts = _uncast_sql(layout)
     final.extend([texts, *layout.flag_words])
     # Every CSV column must be read: DuckDB 1.4.1 fails internally when rejected lines
-    # are stored while some columns are skipped. Columns not compared are kept alive by
-    # one stored flag (whether all of them are empty), which nothing else reads.
+    # are stored while some columns are skipped. ``nl`` reads them all (on a padded row).
     cells.append(f"{_open_quote_sql(len(header.names))} AS nl")
     typed.append("nl")
     final.append("nl")
-    compared = {header.positions[name] for name in [*spec.key_columns, *layout.values]}
-    unread = [f"c{index} IS NULL" for index in range(len(header.names)) if index not in compared]
-    if unread:
-        cells.append(f"{' AND '.join(unread)} AS unread")
-        final.append("unread")
-        typed.append("unread")
     return (
         f"SELECT {', '.join(final)} FROM ("
         f"SELECT *, {', '.join([' AND '.join(ok_parts) + ' AS key_ok', *words])} FROM ("
