@@ -21,15 +21,12 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
+from m4bench.egress_marker import UNREACHABLE_HEADER, UNREACHABLE_VALUE
 from m4bench.errors import M4BenchError
 
 _MAX_HEAD = 64 * 1024
 _CONNECT_TIMEOUT = 15.0
 _BUFFER = 64 * 1024
-# Marks the proxy's own 502 (an allowlisted upstream it could not reach), so a client
-# can tell it from a 502 of the server itself; the react agent's client reads it.
-UNREACHABLE_HEADER = "X-M4bench-Egress"
-UNREACHABLE_VALUE = "upstream-unreachable"
 
 
 class EgressEvent(BaseModel):

@@ -8,7 +8,7 @@ insert held most of the parsed output in memory at once and cost more time. Colu
 typed key columns ``k0..``, ``key_ok`` (every key cell is null or casts exactly),
 ``b`` (the raw key texts, only on rows whose key did not cast), per wanted value
 column ``v{j}`` (the cell cast to the truth's comparison type), flag words ``w0..``
-with bit ``j`` set when cell ``j`` is not null but did not cast, and ``u`` (only on
+with bit ``j`` set when cell ``j`` is not null but did not cast, ``u`` (only on
 rows with such a cell: the raw texts, element ``j`` for column ``j``), and ``nl``
 (line breaks where a quote left open would put them, else NULL). ``b`` and ``u``
 are JSON arrays as text (read back with ``key_text`` and ``cell_text``): NULL on

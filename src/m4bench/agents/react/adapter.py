@@ -27,7 +27,7 @@ from m4bench.errors import M4BenchError
 
 PACKAGE_ROOT = Path("/opt/m4bench/lib")
 TRAJECTORY = Path(".react/trajectory.json")
-_PACKAGE_PARTS = ("__init__.py", "errors.py", "fileio.py", "agents")
+_PACKAGE_PARTS = ("__init__.py", "errors.py", "fileio.py", "egress_marker.py", "agents")
 
 
 class ReactAdapter(CliAdapter):

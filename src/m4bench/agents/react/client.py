@@ -12,12 +12,9 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from m4bench.egress_marker import UNREACHABLE_HEADER, UNREACHABLE_VALUE
+
 _RETRY_STATUS = (429, 500, 502, 503, 504)
-# The m4bench egress proxy marks its own 502 (the upstream could not be reached) with
-# this header, so a proxy's refusal is told from a model server's 502 without reading
-# text. The proxy (m4bench.sandbox.egress) sets the same name and value.
-UNREACHABLE_HEADER = "X-M4bench-Egress"
-UNREACHABLE_VALUE = "upstream-unreachable"
 
 
 class ChatError(RuntimeError):
