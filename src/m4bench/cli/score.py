@@ -22,6 +22,7 @@ from m4bench.sources.defaults import check_same_dataset, default_source
 from m4bench.sources.layout import load_source
 from m4bench.tasks.catalog import Task, load_catalog
 from m4bench.tasks.evaluation import EvaluationSpec
+from m4bench.wording import counted
 
 # The command-line name of each ScoreOptions field it sets, for error messages.
 _OPTION_NAMES = {
@@ -221,7 +222,7 @@ def show_score(score: Score, console: Console) -> None:
     )
     nmae = score.ordered_error
     if nmae.columns:
-        count = f"{len(nmae.columns)} column{'s' if len(nmae.columns) > 1 else ''}"
+        count = counted(len(nmae.columns), "column")
         console.print(
             f"ordered nMAE over {count}: matched rows {_share(nmae.nmae_matched_rows)}, "
             f"all truth rows {_share(nmae.nmae_all_truth_rows)}"

@@ -31,6 +31,7 @@ from m4bench.tasks.evaluation import ColumnTolerance
 from m4bench.tasks.lint import lint_report
 from m4bench.tasks.reference import run_reference, write_reference
 from m4bench.tasks.task_copy import CopyRequest, copy_task
+from m4bench.wording import counted
 
 REFERENCE_SUFFIXES = (".csv", ".parquet")
 
@@ -174,9 +175,8 @@ def lint(
         )
     errors = report.errors
     warnings = len(report.findings) - errors
-    typer.echo(
-        f"{plural(report.tasks, 'task')}: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
-    )
+    found = f"{counted(errors, 'error')}, {counted(warnings, 'warning')}"
+    typer.echo(f"{counted(report.tasks, 'task')}: {found}")
     if errors:
         raise typer.Exit(1)
 
@@ -201,11 +201,11 @@ def test_command(
     ran = [result for result in results if not result.error]
     failed = sum(not result.passed for result in ran)
     summary = (
-        f"{plural(len(ran), 'case')} in {plural(len(chosen), 'task')}: "
+        f"{counted(len(ran), 'case')} in {counted(len(chosen), 'task')}: "
         f"{len(ran) - failed} passed, {failed} failed"
     )
     if errors:
-        summary += f"; the cases of {plural(errors, 'task')} could not run"
+        summary += f"; the cases of {counted(errors, 'task')} could not run"
     console.print(summary, highlight=False)
     if not chosen and not names:
         console.print("no task has a cases.toml (see docs/tasks.md, Patient cases)")
@@ -226,11 +226,6 @@ def _print_case_results(console: Console, results: Iterable[CaseResult]) -> Iter
         for problem in result.problems:
             console.print(f"     {escape(problem)}", highlight=False)
         yield result
-
-
-def plural(count: int, noun: str) -> str:
-    """``1 task``, ``2 tasks``, ``0 errors``."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 @app.command("copy")
@@ -304,7 +299,7 @@ def reference_command(
         finally:
             con.close()
         write_reference(table, target)
-    console.print(f"{plural(table.num_rows, 'row')} → {target}", highlight=False)
+    console.print(f"{counted(table.num_rows, 'row')} → {target}", highlight=False)
 
 
 def _only_source(home: DataHome, dataset: str) -> str:

@@ -17,6 +17,7 @@ from m4bench.fileio import atomic_write_text, sha256_file
 from m4bench.home import DataHome
 from m4bench.sources.layout import Source, load_source
 from m4bench.tasks.catalog import load_catalog
+from m4bench.wording import counted
 
 
 class Unavailable(Exception):
@@ -133,7 +134,7 @@ def _verdict(report_path: Path) -> str:
     unmoved = sum(len(task.get("unmoved_columns", [])) for task in tasks)
     references = sum(task.get("reference_reward") != 1.0 for task in tasks)
     parts = [
-        f"{count} {one if count == 1 else many}"
+        counted(count, one, many)
         for count, one, many in (
             (uncaught, "known-wrong answer not caught", "known-wrong answers not caught"),
             (gaps, "scoring bin not reached", "scoring bins not reached"),

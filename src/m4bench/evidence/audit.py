@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from m4bench.analysis.diagnostics import tasks_with_several_truths
 from m4bench.analysis.load_results import planned_run_ids, result_to_run
 from m4bench.errors import M4BenchError
+from m4bench.wording import counted
 
 RUNS_DIR = "runs"
 RESULT_FILE = "result.json"
@@ -67,31 +68,25 @@ class IntegrityAudit(BaseModel):
         """What makes the campaign incomplete or untrustworthy, one line each."""
         lines = []
         if self.missing_runs:
-            lines.append(
-                f"{self.missing_runs} planned {_plural(self.missing_runs, 'run has', 'runs have')} "
-                "no result record"
-            )
+            runs = counted(self.missing_runs, "planned run has", "planned runs have")
+            lines.append(f"{runs} no result record")
         if self.simulated_runs:
-            runs = _plural(self.simulated_runs, "run is", "runs are")
+            runs = counted(self.simulated_runs, "run is", "runs are")
             lines.append(
-                f"{self.simulated_runs} {runs} simulated (campaign run --simulate): no agent "
-                "ran, so nothing here measures an agent"
+                f"{runs} simulated (campaign run --simulate): no agent ran, so nothing here "
+                "measures an agent"
             )
         for name in ("isolation_failures", "canary_failures", "lint_failures"):
             count = getattr(self, name)
             if count:
                 lines.append(f"{count} {name.replace('_', ' ')}")
         if self.mixed_truth_tasks:
-            tasks = _plural(self.mixed_truth_tasks, "task has", "tasks have")
+            tasks = counted(self.mixed_truth_tasks, "task has", "tasks have")
             lines.append(
-                f"{self.mixed_truth_tasks} {tasks} runs scored against different ground "
-                "truths (see `m4bench campaign status`)"
+                f"{tasks} runs scored against different ground truths (see `m4bench campaign "
+                "status`)"
             )
         return lines
-
-
-def _plural(count: int, one: str, many: str) -> str:
-    return one if count == 1 else many
 
 
 def read_json(path: Path) -> dict[str, Any]:
