@@ -381,6 +381,24 @@ def test_a_second_writer_is_refused_while_a_build_holds_the_source(tmp_path: Pat
     assert read_build_manifest(source) is None
 
 
+def test_an_up_to_date_build_reads_while_another_process_holds_the_source(
+    tmp_path: Path,
+) -> None:
+    from m4bench.sources.lock import source_lock
+
+    root = small_library(tmp_path / "lib")
+    source = make_source(tmp_path / "home", [(1, 70)])
+    run_build(source, ConceptLibrary.load(root=root, source_tables=SOURCES))
+    with source_lock(source.layout):  # e.g. a second `m4bench setup` of the same source
+        lib = ConceptLibrary.load(root=root, source_tables=SOURCES)
+        assert set(run_build(source, lib).values()) == {"up-to-date"}
+        old = root / "demographics" / "old.sql"
+        old.write_text(old.read_text() + "\n-- edited\n")
+        edited = ConceptLibrary.load(root=root, source_tables=SOURCES)
+        with pytest.raises(M4BenchError, match="another m4bench"):
+            run_build(source, edited)  # something to write: the lock is needed
+
+
 def test_a_concept_removed_from_the_library_leaves_the_catalog(tmp_path: Path) -> None:
     root = small_library(tmp_path / "lib")
     source = make_source(tmp_path / "home", [(1, 70)])

@@ -137,6 +137,12 @@ def build_concepts(
     """
     library = library or ConceptLibrary.load(source.manifest.dataset)
     targets = library.order(only)
+    fresh = _fresh_manifest(source, library, targets)
+    if fresh is not None:  # nothing to write: no lock, so readers never block each other
+        notify = on_event or (lambda event: None)
+        for concept in targets:
+            notify(BuildEvent(concept.name, "up-to-date"))
+        return fresh
     with source_lock(source.layout):
         manifest = _starting_manifest(source, library)
         runner = _Scheduler(source, manifest, targets, max(1, jobs))
@@ -146,6 +152,27 @@ def build_concepts(
         finally:
             write_model(manifest_path(source), manifest)  # drops concepts no longer defined
             write_catalog(source.layout, source.manifest, extra=derived_tables(source))
+    return manifest
+
+
+def _fresh_manifest(
+    source: Source, library: ConceptLibrary, targets: list[Concept]
+) -> ConceptBuildManifest | None:
+    """The recorded build when every target is up to date and nothing is stale, else None.
+
+    Read without the lock: the record is replaced atomically, and anything that looks
+    out of date sends the caller down the locked path, which checks again.
+    """
+    manifest = read_build_manifest(source)
+    if manifest is None or not set(manifest.concepts) <= set(library.concepts):
+        return None
+    for concept in targets:  # dependencies come first
+        try:
+            inputs = concept_inputs(concept, source, manifest)
+        except M4BenchError:
+            return None
+        if needs_rebuild(concept, manifest.concepts.get(concept.name), inputs, source):
+            return None
     return manifest
 
 
