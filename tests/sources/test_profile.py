@@ -368,3 +368,14 @@ def test_cli_unknown_source_is_a_clear_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["profile", "nope", "--home", str(tmp_path)])
     assert isinstance(result.exception, M4BenchError)
     assert "no source named 'nope'" in str(result.exception)
+
+
+def test_info_shows_each_configured_quirk_rate_on_its_own_line(eicu: Source) -> None:
+    home = str(eicu.layout.root.parent.parent)
+    result = runner.invoke(app, ["info", "small-eicu", "--home", home], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "  quirks:" in lines and "    age_over_89 = 0.2" in lines
+    assert "    gcs_score_family = 0.5" in lines and not any("{" in line for line in lines)
+    patient = next(line for line in lines if "eicu_crd.patient " in line)
+    assert " kB " in patient  # a small table's size is not rounded to 0.0 MB

@@ -38,7 +38,20 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 
 
 def _megabytes(size: int) -> str:
+    if size < 100_000:
+        return f"{size / 1e3:,.1f} kB"
     return f"{size / 1e6:,.1f} MB"
+
+
+def _parameter_lines(key: str, value: str) -> list[str]:
+    """``key = value``; a JSON object (the quirk rates) one entry per line beneath its key."""
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        return [f"  {key} = {value}"]
+    return [f"  {key}:"] + [f"    {name} = {parsed[name]}" for name in sorted(parsed)]
 
 
 class _TableBars:
@@ -190,7 +203,7 @@ def info(
         highlight=False,
     )
     for key, value in sorted(manifest.parameters.items()):
-        console.print(f"  {key} = {value}", highlight=False)
+        console.print("\n".join(_parameter_lines(key, str(value))), highlight=False)
     table = RichTable("table", "rows", "size", "file")
     for t in table_infos(source):
         shown = Path(t.path)
