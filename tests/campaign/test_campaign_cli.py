@@ -187,7 +187,8 @@ def test_plan_refuses_a_task_not_in_the_catalog_with_a_suggestion(
         main()
     assert exited.value.code == 2
     err = " ".join(capsys.readouterr().err.split())
-    assert f"{profile}: field blocks[0] ('pair').tasks: no task named 'mimic-kdigo-48'" in err
+    where = f"{profile}: field blocks[0] ('pair').tasks"
+    assert f"{where}: not in the task catalog: mimic-kdigo-48" in err
     assert "hint: did you mean mimic-kdigo-48h" in err
     run = runner.invoke(
         app, ["campaign", "run", str(profile), "--results", str(tmp_path / "r"), "--no-progress"]

@@ -178,10 +178,17 @@ def test_selector_without_catalog_and_unknown_tasks_are_errors(
     named = _profile(
         tmp_path, '[[blocks]]\nname = "b"\ntasks = ["mimic-nope"]\nconditions = ["no-skill"]\n'
     )
-    with pytest.raises(M4BenchError, match="mimic-nope"):
+    with pytest.raises(M4BenchError, match="mimic-nope") as refused:
         plan_campaign(load_profile(str(named)), PlanOptions(), facts)
+    assert "field blocks[0] ('b').tasks" in refused.value.message
+    assert refused.value.hint == "see `m4bench tasks list`"  # nothing near it among the facts
     lenient = plan_campaign(load_profile(str(named)), PlanOptions(strict=False), facts)
     assert [run.cell.task for run in lenient] == ["mimic-nope"]
+    typo = _profile(
+        tmp_path, '[[blocks]]\nname = "b"\ntasks = ["mimic-delt"]\nconditions = ["no-skill"]\n'
+    )
+    with pytest.raises(M4BenchError, match="did you mean mimic-delta"):
+        plan_campaign(load_profile(str(typo)), PlanOptions(), facts)
 
 
 @pytest.mark.parametrize(

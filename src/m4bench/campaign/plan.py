@@ -9,16 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from m4bench.campaign.identity import Cell, PlannedRun
 from m4bench.campaign.priors import DurationPriors, shipped_priors
 from m4bench.campaign.profile import Block, Profile
 from m4bench.campaign.selection import TaskFacts, TaskSelector, select_tasks, unknown_tasks
 from m4bench.errors import M4BenchError
-
-if TYPE_CHECKING:
-    from m4bench.tasks.catalog import Catalog
+from m4bench.wording import close_names
 
 
 @dataclass(frozen=True)
@@ -48,6 +45,8 @@ def plan_campaign(
                 f"profile {profile.name!r} has no plan for agent {agent!r}",
                 hint=f"agents in this profile: {', '.join(sorted(profile.agents))}",
             )
+    if catalog is not None and options.strict:
+        check_named_tasks(profile, catalog)
     priors = profile.priors or shipped_priors()
     runs: dict[str, PlannedRun] = {}
     for agent in agents:
@@ -59,18 +58,8 @@ def plan_campaign(
     return [runs[key] for key in sorted(runs)]
 
 
-def block_tasks(
-    block: Block, catalog: Sequence[TaskFacts] | None, strict: bool = True
-) -> list[str]:
+def block_tasks(block: Block, catalog: Sequence[TaskFacts] | None) -> list[str]:
     if block.tasks is not None:
-        if catalog is not None and strict:
-            missing = unknown_tasks(block.tasks, catalog)
-            if missing:
-                raise M4BenchError(
-                    f"block {block.name!r} names tasks not in the task catalog: "
-                    f"{', '.join(missing)}",
-                    hint="check the names with `m4bench tasks list`",
-                )
         return sorted(block.tasks)
     selector = block.select if block.select is not None else TaskSelector()
     return select_tasks(selector, catalog)
@@ -92,7 +81,7 @@ def _block_runs(
     else:
         models = block.models
     trials = options.trials or block.trials or profile.trials
-    tasks = block_tasks(block, catalog, options.strict)
+    tasks = block_tasks(block, catalog)
     _check_schemas(block, tasks)
     runs: list[PlannedRun] = []
     for task in tasks:
@@ -133,20 +122,23 @@ def _check_schemas(block: Block, tasks: list[str]) -> None:
         )
 
 
-def check_named_tasks(profile: Profile, catalog: Catalog, where: str | None = None) -> None:
-    """Refuse a profile naming a task the catalog does not hold, with the catalog's own
-    suggestion (the did-you-mean of ``m4bench run --task``). ``where``: the profile's
-    file, for the message."""
+def check_named_tasks(
+    profile: Profile, catalog: Sequence[TaskFacts], where: str | None = None
+) -> None:
+    """Refuse a profile naming a task the catalog does not hold, suggesting names as
+    ``m4bench run --task`` does. ``where``: the profile's file, for the message."""
+    names = [task.name for task in catalog]
     for index, block in enumerate(profile.blocks):
-        for task in block.tasks or []:
-            try:
-                catalog.task(task)
-            except M4BenchError as exc:
-                raise M4BenchError(
-                    f"{where or f'profile {profile.name!r}'}: field blocks[{index}] "
-                    f"({block.name!r}).tasks: {exc.message}",
-                    hint=exc.hint,
-                ) from None
+        missing = unknown_tasks(block.tasks or [], catalog)
+        if missing:
+            close = [near for name in missing for near in close_names(name, names)]
+            raise M4BenchError(
+                f"{where or f'profile {profile.name!r}'}: field blocks[{index}] "
+                f"({block.name!r}).tasks: not in the task catalog: {', '.join(missing)}",
+                hint=f"did you mean {', '.join(dict.fromkeys(close))}?"
+                if close
+                else "see `m4bench tasks list`",
+            )
 
 
 def schedule_order(runs: Sequence[PlannedRun]) -> list[PlannedRun]:

@@ -246,9 +246,10 @@ def _catalog(name: str, profile: Profile, check_tasks: bool) -> list[TaskFacts] 
         if selects:
             raise
         return None
+    facts = facts_of(catalog)
     if check_tasks:
-        check_named_tasks(profile, catalog, str(resolve_profile_path(name)))
-    return facts_of(catalog)
+        check_named_tasks(profile, facts, str(resolve_profile_path(name)))
+    return facts
 
 
 def _sources(items: list[str]) -> dict[str, str]:

@@ -9,7 +9,6 @@ closed over the concept library's own dependency graph when present).
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from m4bench.errors import M4BenchError
 from m4bench.tasks.card import CARD_FILE, DERIVED_SCHEMA, TaskCard, load_card
 from m4bench.tasks.reference import derived_tables_read
 from m4bench.tasks.skills import SKILL_FILE, Skill, parse_skill
+from m4bench.wording import close_names
 
 CATALOG_ROOT = Path(__file__).parent / "catalog"
 TASKS_ENV = "M4BENCH_TASKS"
@@ -229,9 +229,7 @@ class Catalog:
         for candidate in self.tasks:
             if candidate.name == name:
                 return candidate
-        # Names containing the typed one (a prefix, a family), then spelling neighbours.
-        near = difflib.get_close_matches(name, self.names, n=5, cutoff=0.75)
-        close = list(dict.fromkeys([n for n in self.names if name in n or n in name] + near))[:5]
+        close = close_names(name, self.names)
         raise M4BenchError(
             f"no task named {name!r} in {', '.join(str(r) for r in self.roots)}",
             hint=f"did you mean {', '.join(close)}?"
