@@ -114,6 +114,13 @@ def test_within_task_interval_resamples_trials_of_each_cell() -> None:
     assert low < 0.25 < high and low >= 0.1 and high <= 0.4
 
 
+def test_within_task_interval_is_unknown_with_one_trial_per_cell() -> None:
+    single = within_task_interval([([0.5], [0.7]), ([0.1], [0.4])], 1_000, seed=1)
+    assert all(np.isnan(single))
+    mixed = within_task_interval([([0.5, 0.6], [0.7]), ([0.1], [0.4])], 1_000, seed=1)
+    assert mixed[0] < mixed[1]  # one cell with two trials is enough to resample
+
+
 def test_empty_input_gives_nan_not_an_error() -> None:
     assert all(np.isnan(task_bootstrap([], 100, seed=1)))
     assert np.isnan(sign_flip_p([], 100, seed=1))

@@ -97,7 +97,7 @@ def _runs_csv_with_cell(tmp_path: Path, column: int, text: str) -> Path:
 
 
 def test_csv_bad_value_names_row_and_column(tmp_path: Path) -> None:
-    with pytest.raises(M4BenchError, match=r"row 3, column 'reward'"):
+    with pytest.raises(M4BenchError, match=r"line 3, column 'reward'"):
         load_runs_csv(_runs_csv_with_cell(tmp_path, 5, "abc"))
 
 
@@ -108,7 +108,7 @@ def test_csv_bad_value_names_row_and_column(tmp_path: Path) -> None:
 def test_csv_impossible_value_names_row_and_column(
     tmp_path: Path, column: int, text: str, name: str
 ) -> None:
-    with pytest.raises(M4BenchError, match=rf"row 3, column '{name}'") as caught:
+    with pytest.raises(M4BenchError, match=rf"line 3, column '{name}'") as caught:
         load_runs_csv(_runs_csv_with_cell(tmp_path, column, text))
     assert text in caught.value.message
 
@@ -222,3 +222,28 @@ def test_results_without_a_campaign_have_no_plan_rows(tmp_path: Path) -> None:
     write_results_dir(tmp_path / "results", grid())
     result = analyze(tmp_path / "results", tmp_path / "out", AnalysisSettings(reps=200))
     assert "Runs planned" not in dict(result.integrity)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("t,no-skill,m,1,0.5\nt,with-skill\n", "line 3: 2 cells where the header has 5"),
+        ("t,no-skill,m,1,0.5,extra\n", "line 2: 6 cells where the header has 5"),
+        ('t,no-skill,m,1,0.5\n"t,with-skill,m,1,0.5\nt,no-skill,m,2,0.5\n', "line 4: 1 cells"),
+        ("t,no-skill,m,1," + "9" * 200_000 + "\n", "line 2: not readable as CSV"),
+    ],
+)
+def test_csv_malformed_rows_are_errors_naming_the_line(
+    tmp_path: Path, body: str, message: str
+) -> None:
+    path = tmp_path / "runs.csv"
+    path.write_text("task,condition,model,trial,reward\n" + body, encoding="utf-8")
+    with pytest.raises(M4BenchError, match=message):
+        load_runs_csv(path)
+
+
+def test_csv_not_utf8_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "runs.csv"
+    path.write_bytes(b"task,condition,model,trial,reward\nt\xff,c,m,1,0.5\n")
+    with pytest.raises(M4BenchError, match="not UTF-8 text"):
+        load_runs_csv(path)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import subprocess
 import sys
@@ -109,6 +110,29 @@ def test_report_says_when_no_task_changed(tmp_path: Path) -> None:
         "No task's model-averaged reward changed." in page
     )
     assert "largest per-task gain" not in page
+
+
+def test_one_trial_per_cell_draws_every_figure_without_a_within_task_interval(
+    tmp_path: Path,
+) -> None:
+    """One trial per cell: the per-task interval is unknown (no trial to resample), the
+    forest plot draws points without bars, and the report says so with a dash."""
+    csv_path = write_runs_csv(tmp_path / "runs.csv", [r for r in grid() if r["trial"] == 1])
+    result = analyze(csv_path, tmp_path / "out", AnalysisSettings(reps=300, permutation_reps=300))
+    assert result.task_intervals and all(
+        math.isnan(item.ci_low) and math.isnan(item.ci_high) for item in result.task_intervals
+    )
+    assert (tmp_path / "out" / "figures" / "forest_task_deltas.svg").stat().st_size > 0
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "within-task trial bootstrap interval [–, –]" in page
+
+
+def test_baseline_equal_to_treatment_is_refused(tmp_path: Path) -> None:
+    csv_path = write_runs_csv(tmp_path / "runs.csv", grid())
+    same = AnalysisSettings(baseline="with-skill", treatment="with-skill", reps=300)
+    with pytest.raises(M4BenchError, match="both 'with-skill'"):
+        analyze(csv_path, tmp_path / "out", same)
+    assert not (tmp_path / "out").exists()
 
 
 def test_integrity_caption_follows_include_unpublishable(tmp_path: Path) -> None:

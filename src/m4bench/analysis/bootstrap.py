@@ -148,9 +148,11 @@ def within_task_interval(
 ) -> tuple[float, float]:
     """Interval of one task's model-averaged delta, resampling trials within each cell.
 
-    ``pairs`` holds, per model, the baseline and the treatment trial values.
+    ``pairs`` holds, per model, the baseline and the treatment trial values. NaN when
+    no cell has two trials: resampling one trial shows no spread, and an interval of
+    zero width would claim a certainty the runs do not give.
     """
-    if not pairs:
+    if not any(len(values) > 1 for pair in pairs for values in pair):
         return (float("nan"), float("nan"))
     rng = np.random.default_rng([seed, STREAM_WITHIN_TASK, task_index])
     total = np.zeros(reps)

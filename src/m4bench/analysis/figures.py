@@ -7,6 +7,7 @@ hash salt) so equal inputs give byte-equal files.
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -33,12 +34,11 @@ def forest_figure(
     fig = plt.figure(figsize=(8.0, 0.28 * rows + 1.4))
     ax = fig.add_subplot(1, 1, 1)
     for position, item in enumerate(ordered):
-        low, high = bounds.get(item.task, (item.delta, item.delta))
         colour = "#1f77b4" if item.mode == "standard" else "#d95f02"
         ax.errorbar(
             item.delta,
             position,
-            xerr=[[item.delta - low], [high - item.delta]],
+            xerr=_error_bar(item.delta, bounds.get(item.task)),
             fmt="o",
             color=colour,
             ecolor=colour,
@@ -57,6 +57,15 @@ def forest_figure(
     ax.set_title("Per-task reward delta (95% interval; blue standard, orange raw)")
     fig.tight_layout()
     return fig
+
+
+def _error_bar(centre: float, bounds: tuple[float, float] | None) -> list[list[float]] | None:
+    """Matplotlib's ``xerr`` for an interval around ``centre``: None (no bar) when there
+    is no interval; a bound a rounding error past the centre draws no arm."""
+    if bounds is None or any(math.isnan(bound) for bound in bounds):
+        return None
+    low, high = bounds
+    return [[max(0.0, centre - low)], [max(0.0, high - centre)]]
 
 
 def slope_figure(estimates: Sequence[Estimate], baseline: str, treatment: str) -> Figure:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +74,7 @@ def _convert(path: Path, line: int, field: str, text: str, parse: Callable[[str]
         return parse(text.strip())
     except ValueError as exc:
         raise M4BenchError(
-            f"{path}: row {line}, column '{field}': cannot read {text!r} ({exc})",
+            f"{path}: line {line}, column '{field}': cannot read {text!r} ({exc})",
             hint="fix or remove that row; numbers use '.' decimals, flags are True/False",
         ) from exc
 
@@ -94,10 +94,10 @@ def _row_to_run(path: Path, line: int, row: dict[str, str]) -> RunRow:
             fields[name] = row[name]
     for name in ("task", "condition", "model"):
         if not row[name].strip():
-            raise M4BenchError(f"{path}: row {line}, column '{name}' is empty")
+            raise M4BenchError(f"{path}: line {line}, column '{name}' is empty")
         fields[name] = row[name].strip()
     if fields.get("trial") is None:
-        raise M4BenchError(f"{path}: row {line}, column 'trial' is empty")
+        raise M4BenchError(f"{path}: line {line}, column 'trial' is empty")
     if fields.get("publishable") is None:
         fields["publishable"] = True
     fields["schema_name"] = (row.get("schema") or "native").strip() or "native"
@@ -111,28 +111,55 @@ def _row_to_run(path: Path, line: int, row: dict[str, str]) -> RunRow:
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"])
         raise M4BenchError(
-            f"{path}: row {line}, column '{field}': {row.get(field, '')!r}: {first['msg']}",
+            f"{path}: line {line}, column '{field}': {row.get(field, '')!r}: {first['msg']}",
             hint="fix or remove that row: rewards, key rates and nMAE lie in [0, 1], "
             "trials and counts are whole numbers from 0",
         ) from exc
 
 
 def load_runs_csv(path: Path) -> list[RunRow]:
-    """Every run of a runs CSV; errors name the file, the row and the column."""
+    """Every run of a runs CSV; errors name the file, the line and the column."""
     try:
         handle = path.open(newline="", encoding="utf-8")
     except OSError as exc:
         raise M4BenchError(f"{path}: cannot open ({exc.strerror})") from exc
     with handle:
         reader = csv.DictReader(handle)
-        header = reader.fieldnames or []
-        missing = [name for name in REQUIRED_COLUMNS if name not in header]
-        if missing:
+        try:
+            runs = [_row_to_run(path, line, row) for line, row in _records(path, reader)]
+        except csv.Error as exc:
             raise M4BenchError(
-                f"{path}: missing column(s) {', '.join(missing)}",
-                hint=f"a runs CSV needs at least: {', '.join(REQUIRED_COLUMNS)}",
-            )
-        runs = [_row_to_run(path, line, row) for line, row in enumerate(reader, start=2)]
+                f"{path}: line {reader.line_num + 1}: not readable as CSV ({exc})",
+                hint="a runs CSV is comma-separated, one run per line, quotes closed",
+            ) from exc
+        except UnicodeDecodeError as exc:
+            raise M4BenchError(
+                f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x})",
+                hint="save the runs table as a UTF-8 CSV",
+            ) from exc
     if not runs:
         raise M4BenchError(f"{path}: no runs in the file")
     return runs
+
+
+def _records(path: Path, reader: csv.DictReader[str]) -> Iterator[tuple[int, dict[str, str]]]:
+    """``(line, row)`` per data row (the line where the row ends); a row with more or
+    fewer cells than the header is an error naming it."""
+    header = reader.fieldnames or []
+    missing = [name for name in REQUIRED_COLUMNS if name not in header]
+    if missing:
+        raise M4BenchError(
+            f"{path}: missing column(s) {', '.join(missing)}",
+            hint=f"a runs CSV needs at least: {', '.join(REQUIRED_COLUMNS)}",
+        )
+    for row in reader:
+        extra = row.pop(None, None)
+        short = [key for key, value in row.items() if value is None]
+        if extra or short:
+            found = len(header) - len(short) + len(extra or [])
+            raise M4BenchError(
+                f"{path}: line {reader.line_num}: {found} cells where the header has {len(header)}",
+                hint="every row needs one cell per header column (an unclosed quote "
+                "joins the lines after it into one cell)",
+            )
+        yield reader.line_num, row

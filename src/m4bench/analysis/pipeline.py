@@ -230,6 +230,11 @@ def analyze_runs(
 ) -> AnalysisResult:
     """Run every estimand and build every table for a set of runs; ``planned``: the run
     ids of the campaign that made them, when known (missing runs are then counted)."""
+    if settings.baseline == settings.treatment:
+        raise M4BenchError(
+            f"baseline and treatment are both {settings.baseline!r}: every delta would be 0",
+            hint="compare two conditions, e.g. --baseline no-skill --treatment with-skill",
+        )
     kept = [run for run in runs if run.publishable or settings.include_unpublishable]
     scored = [run for run in kept if run.reward is not None]
     if not scored:
