@@ -25,7 +25,7 @@ def _copy(into: Path, task: str = "mimic-gcs-24h-raw", **names: str) -> Path:
         names.get("name", "mimic-gcs-6h-raw"),
         names.get("family", "gcs-6h"),
         into,
-        "Sepsis group",
+        names.get("author", "Sepsis group"),
     )
     return copy_task(request, catalog)
 
@@ -92,6 +92,7 @@ def test_entries_are_kept_by_reference_and_task(tmp_path: Path) -> None:
         ({"name": "mimic-gcs-6h"}, "raw tasks, and only they, end with '-raw'"),
         ({"name": "eicu-gcs-6h-raw"}, "starts with 'mimic-'"),
         ({"family": "GCS_6h"}, "lower-case words"),
+        ({"author": " "}, "--author is blank"),
     ],
 )
 def test_bad_names_are_refused_before_writing(
@@ -100,6 +101,18 @@ def test_bad_names_are_refused_before_writing(
     with pytest.raises(M4BenchError, match=message):
         _copy(tmp_path / "ours", **names)
     assert not (tmp_path / "ours").exists() or not any((tmp_path / "ours").iterdir())
+
+
+def test_a_blank_provenance_author_is_a_lint_finding(tmp_path: Path) -> None:
+    created = _copy(tmp_path)
+    provenance = created.parent / "PROVENANCE.yaml"
+    text = provenance.read_text(encoding="utf-8")
+    provenance.write_text(text.replace("by: Sepsis group", "by: ''"), encoding="utf-8")
+    findings = lint_catalog(run_references=False, extra_roots=[tmp_path])
+    assert any(
+        f.rule == "provenance" and f.path == provenance and "created.by" in f.message
+        for f in findings
+    ), findings
 
 
 def test_a_failed_copy_leaves_nothing(tmp_path: Path) -> None:

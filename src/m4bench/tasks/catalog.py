@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -42,15 +42,19 @@ class ProvenanceSource(BaseModel):
     license: str
 
 
+# Who created or reviewed a family: a name or a group, not blank.
+Person = Annotated[str, Field(pattern=r"\S")]
+
+
 class ProvenanceCreated(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-    by: str
+    by: Person
     date: date
 
 
 class ProvenanceReview(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-    by: str
+    by: Person
     date: date
     scope: str
     notes: str = ""

@@ -75,6 +75,10 @@ def check_request(request: CopyRequest, catalog: Catalog) -> None:
         raise M4BenchError(
             f"{request.name!r}: {problems[0]} ({request.task.name} is a {card.mode} task)"
         )
+    if not request.author.strip():
+        raise M4BenchError(
+            "--author is blank", hint="name who creates the task: it goes in PROVENANCE.yaml"
+        )
     if request.name in catalog.names:
         raise M4BenchError(f"a task named {request.name!r} exists already")
     if request.family in catalog.families or (request.into / request.family).exists():
