@@ -94,7 +94,7 @@ def test_failed_build_leaves_old_source_intact(
 
 
 def test_invalid_names_are_rejected(tmp_path: Path) -> None:
-    for name in ("", "../evil", ".hidden", "a/b"):
+    for name in ("", "../evil", ".hidden", "a/b", "Upper", "sp ace", "x" * 65):
         with pytest.raises(M4BenchError, match="invalid source name"):
             synthesize_mimic_iv(DataHome(tmp_path), name, stays=5, progress=False)
 

@@ -23,7 +23,6 @@ from m4bench.errors import M4BenchError
 from m4bench.fileio import read_model, sha256_file, write_model
 from m4bench.home import DataHome
 from m4bench.sources.csv_sql import sql_str
-from m4bench.sources.ingest import check_source_name
 from m4bench.sources.layout import (
     FileEntry,
     Source,
@@ -33,6 +32,7 @@ from m4bench.sources.layout import (
     write_catalog,
 )
 from m4bench.sources.lock import source_lock
+from m4bench.sources.names import check_source_name
 from m4bench.sources.schema import EICU, MIMIC_IV
 from m4bench.sources.schema.base import DatasetSchema, Table
 

@@ -34,12 +34,12 @@ from m4bench.sources.layout import (
     write_catalog,
 )
 from m4bench.sources.lock import source_lock
+from m4bench.sources.names import check_source_name
 from m4bench.sources.schema import dataset_schema
 
 ProgressCallback = Callable[[str, float], None]
 """Called with (qualified table, fraction done in [0, 1]) while a table is read."""
 
-_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 _POLL_SECONDS = 0.2
 _DAMAGE_WAIT_SECONDS = 20.0
 ROW_GROUP_SIZE = 122_880
@@ -75,15 +75,6 @@ def default_source_name(dataset: str, root: Path) -> str:
     if dataset.split("-", 1)[0] not in name:
         name = f"{dataset}-{name}" if name else dataset
     return name[:64]
-
-
-def check_source_name(name: str) -> str:
-    if not _NAME.match(name):
-        raise M4BenchError(
-            f"invalid source name {name!r}",
-            hint="use lower-case letters, digits, '.', '_' or '-' (at most 64 characters)",
-        )
-    return name
 
 
 def ingest_dataset(

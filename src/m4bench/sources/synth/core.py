@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
+from m4bench.sources.names import check_source_name
 from m4bench.sources.schema.base import Table
 
 GENERATOR_VERSION = "1"
@@ -198,15 +199,6 @@ def check_seed(seed: object) -> int:
     return seed
 
 
-def check_name(name: str) -> str:
-    if not name or name.startswith(".") or "/" in name or "\\" in name or name.strip() != name:
-        raise M4BenchError(
-            f"invalid source name {name!r}",
-            hint="use letters, digits, '-' and '_' (e.g. synthetic-mimic-iv)",
-        )
-    return name
-
-
 # --- Arrow types -------------------------------------------------------------------------
 
 _SIMPLE_TYPES: dict[str, pa.DataType] = {
@@ -371,7 +363,7 @@ class StagingDir:
 @contextlib.contextmanager
 def staged_source(home: DataHome, name: str, force: bool) -> Iterator[StagingDir]:
     """Build in a staging directory; commit on success, discard on any failure."""
-    stage = StagingDir(home, check_name(name), force)
+    stage = StagingDir(home, check_source_name(name), force)
     try:
         yield stage
     except BaseException:
