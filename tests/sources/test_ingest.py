@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
+import shutil
 import zlib
 from pathlib import Path
 
+import duckdb
 import pytest
 from csv_trees import EICU_ROWS, MIMIC_ROWS, csv_bytes, write_tree
 
@@ -93,6 +95,28 @@ def test_eicu_plain_csv_types(home: DataHome, eicu_tree: Path) -> None:
     ).fetchone() == (pytest.approx(179.31), 1)
     chart = con.execute("SELECT nursingchartid, nursingchartvalue FROM eicu_crd.nursecharting")
     assert chart.fetchall() == [(4000000001, "Unable to score due to medication")]
+
+
+def test_a_copied_home_reads_its_own_files_and_a_moved_one_still_works(
+    home: DataHome, eicu_tree: Path, tmp_path: Path
+) -> None:
+    ingest_dataset(home, "eicu", eicu_tree, name="eicu-demo")
+    copy = DataHome(tmp_path / "copy")
+    shutil.copytree(home.root, copy.root)
+    patient = ("eicu_crd", "patient")
+    copied_file = load_source(copy, "eicu-demo").layout.table_path(*patient)
+    with duckdb.connect() as con:  # the copy's own patient table, now one row
+        con.execute(
+            f"COPY (SELECT * FROM read_parquet('{copied_file}') LIMIT 1) "
+            f"TO '{tmp_path / 'one.parquet'}' (FORMAT parquet)"
+        )
+    (tmp_path / "one.parquet").replace(copied_file)
+    count = "SELECT count(*) FROM eicu_crd.patient"
+    assert load_source(copy, "eicu-demo").connect().execute(count).fetchone() == (1,)
+    assert load_source(home, "eicu-demo").connect().execute(count).fetchone() == (3,)
+    moved = DataHome(tmp_path / "moved")
+    home.root.rename(moved.root)
+    assert load_source(moved, "eicu-demo").connect().execute(count).fetchone() == (3,)
 
 
 def test_reingest_is_a_no_op_and_a_changed_file_is_redone(home: DataHome, mimic_tree: Path) -> None:

@@ -117,10 +117,13 @@ class Source:
             ) from exc
 
     def connect(self, read_only: bool = True) -> duckdb.DuckDBPyConnection:
-        """A connection to the source catalog (views over the Parquet files)."""
+        """A connection to the source catalog (views over the Parquet files, found in the
+        source's folder wherever the data home now is)."""
         if not self.layout.catalog_path.exists():
             write_catalog(self.layout, self.manifest)
-        return duckdb.connect(str(self.layout.catalog_path), read_only=read_only)
+        con = duckdb.connect(str(self.layout.catalog_path), read_only=read_only)
+        _search_source_folder(con, self.layout)
+        return con
 
 
 def load_source(home: DataHome, name: str) -> Source:
@@ -189,7 +192,9 @@ def write_catalog(
 
     ``extra`` adds ``(qualified name, parquet path)`` views beyond the manifest's tables
     (the derived concept tables). The catalog is rebuilt from scratch and swapped in
-    atomically.
+    atomically. Files inside the source's folder are named relative to it, so a copied
+    or moved data home reads its own files: open the catalog with ``Source.connect()``,
+    or from the source's folder.
     """
     views = [(q, layout.resolve(e.file)) for q, e in sorted(manifest.tables.items())]
     views.extend(extra)
@@ -197,17 +202,32 @@ def write_catalog(
         tmp.unlink()
         con = duckdb.connect(str(tmp))
         try:
+            _search_source_folder(con, layout)
             for schema_name in sorted({q.split(".", 1)[0] for q, _ in views}):
                 con.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema_name}"')
             for qualified, path in views:
                 schema_name, table = qualified.split(".", 1)
                 con.execute(
                     f'CREATE VIEW "{schema_name}"."{table}" AS '
-                    f"SELECT * FROM read_parquet('{_sql_str(path.resolve())}')"
+                    f"SELECT * FROM read_parquet('{_sql_str(_view_path(layout, path))}')"
                 )
             con.execute("CHECKPOINT")
         finally:
             con.close()
+
+
+def _view_path(layout: SourceLayout, path: Path) -> Path:
+    """``path`` as a catalog view reads it: relative to the source's folder when inside
+    it (and the folder's path has no comma, which would split DuckDB's search path)."""
+    resolved, root = path.resolve(), layout.root.resolve()
+    if "," not in str(root) and resolved.is_relative_to(root):
+        return resolved.relative_to(root)
+    return resolved
+
+
+def _search_source_folder(con: duckdb.DuckDBPyConnection, layout: SourceLayout) -> None:
+    """Resolve the catalog's relative file paths in the source's folder."""
+    con.execute(f"SET file_search_path = '{_sql_str(layout.root.resolve())}'")
 
 
 def _sql_str(path: Path) -> str:
