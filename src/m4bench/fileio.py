@@ -75,10 +75,33 @@ def write_model(target: Path, model: BaseModel) -> None:
     atomic_write_text(target, canonical_json(model.model_dump(mode="json")))
 
 
+_NOT_UTF8_HINT = "is it the file you meant? a text file must be saved as UTF-8"
+_DAMAGED_HINT = "the file is damaged or from another m4bench version; rebuild it"
+
+
+def read_user_text(path: Path, hint: str = _NOT_UTF8_HINT) -> str:
+    """The UTF-8 text of a file a user may have given or edited.
+
+    As ``path.read_text(encoding="utf-8")`` (newlines made LF), except that bytes that
+    are not UTF-8 (a binary file, another encoding) raise an error naming the file, the
+    first bad byte and its offset, with ``hint``. OSErrors (no such file, ...) pass
+    through.
+    """
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise M4BenchError(
+            f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            hint=hint,
+        ) from exc
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def read_model(path: Path, model: type[ModelT]) -> ModelT:
     """Read and validate a JSON record; errors name the file and the bad field."""
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = read_user_text(path, hint=_DAMAGED_HINT)
     except FileNotFoundError as exc:
         raise M4BenchError(f"{path}: file not found") from exc
     try:
@@ -88,7 +111,7 @@ def read_model(path: Path, model: type[ModelT]) -> ModelT:
         where = ".".join(str(part) for part in first["loc"]) or "(document)"
         raise M4BenchError(
             f"{path}: invalid {model.__name__} record at '{where}': {first['msg']}",
-            hint="the file is damaged or from another m4bench version; rebuild it",
+            hint=_DAMAGED_HINT,
         ) from exc
 
 
@@ -98,7 +121,7 @@ def read_toml_model(path: Path, model: type[ModelT], docs: str) -> ModelT | None
     Errors name the file and the first bad field, and point at ``docs`` for the format.
     """
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = tomllib.loads(read_user_text(path))
     except FileNotFoundError:
         return None
     except tomllib.TOMLDecodeError as exc:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any, NoReturn
 
+import pytest
 from evidence_helpers import build_campaign
 from typer.testing import CliRunner
 
 from m4bench.cli import app
+from m4bench.cli import evidence as evidence_cli
 from m4bench.errors import M4BenchError
+from m4bench.evidence import PackageOptions, package_results
 
 
 def test_package_then_verify_then_tamper(tmp_path: Path) -> None:
@@ -119,3 +124,75 @@ def test_runs_scored_against_two_truths_are_an_audit_problem_that_survives_packa
     verified = runner.invoke(app, ["evidence", "verify", str(out)], env={"COLUMNS": "200"})
     assert verified.exit_code == 0 and "verified" in verified.output
     assert "different ground truths" in verified.output
+
+
+def _package_with_out(tmp_path: Path, out: Path) -> Any:
+    results = tmp_path / "results"
+    build_campaign(results, tmp_path / "home")
+    return CliRunner().invoke(
+        app, ["evidence", "package", str(results), "--out", str(out), "--home",
+              str(tmp_path / "home")], env={"COLUMNS": "300"},
+    )  # fmt: skip
+
+
+def test_an_out_that_is_a_folder_is_refused_before_any_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def must_not_run(*_args: object, **_kwargs: object) -> NoReturn:
+        raise AssertionError("the results were read before --out was checked")
+
+    monkeypatch.setattr(evidence_cli, "result_records", must_not_run)
+    monkeypatch.setattr(evidence_cli, "package_results", must_not_run)
+    out = tmp_path / "dd.tar.zst"
+    out.mkdir()
+    result = _package_with_out(tmp_path, out)
+    assert isinstance(result.exception, M4BenchError), result.output
+    assert (
+        result.exception.message == f"{out}: is a folder, where the package file is to be written"
+    )
+    assert list(out.iterdir()) == []
+
+
+def test_an_out_below_a_file_is_refused_naming_the_file(tmp_path: Path) -> None:
+    blocker = tmp_path / "f"
+    blocker.write_text("a file, not a folder")
+    result = _package_with_out(tmp_path, blocker / "x.tar.zst")
+    assert isinstance(result.exception, M4BenchError), result.output
+    assert result.exception.message.startswith(f"{blocker}: is a file, where a folder is needed")
+    assert blocker.read_text() == "a file, not a folder"
+
+
+def test_package_results_refuses_a_folder_out_and_leaves_no_staging(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    build_campaign(results, tmp_path / "home")
+    out = tmp_path / "out" / "dd.tar.zst"
+    out.mkdir(parents=True)
+    with pytest.raises(M4BenchError, match="is a folder"):
+        package_results(results, out, PackageOptions(home=tmp_path / "home"))
+    assert [p.name for p in out.parent.iterdir()] == ["dd.tar.zst"]
+
+
+def test_an_out_in_a_folder_without_write_permission_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(
+        "m4bench.evidence.package.os.access",
+        lambda path, mode: False if Path(path) == folder else real_access(path, mode),
+    )
+    result = _package_with_out(tmp_path, folder / "sub" / "e.tar.zst")
+    assert isinstance(result.exception, M4BenchError), result.output
+    assert result.exception.message.startswith(f"{folder}: permission denied")
+    assert list(folder.iterdir()) == []
+
+
+def test_verify_fails_a_checksum_file_that_is_not_text(tmp_path: Path) -> None:
+    out = tmp_path / "e.tar.zst"
+    assert _package_with_out(tmp_path, out).exit_code == 0
+    (tmp_path / "e.tar.zst.sha256").write_bytes(b"\x89PNG\r\n\x1a\n")
+    failed = CliRunner().invoke(app, ["evidence", "verify", str(out)], env={"COLUMNS": "300"})
+    assert failed.exit_code == 1, failed.output
+    assert f"FAIL: {out}.sha256: not UTF-8 text (byte 0x89 at offset 0)" in failed.output
+    assert "NOT verified" in failed.output

@@ -5,7 +5,9 @@ One module per command group; each defines ``app`` and is registered here.
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import NoReturn
 
 import typer
 from rich.console import Console
@@ -27,7 +29,7 @@ from m4bench.cli import run as run_cli
 from m4bench.cli import score as score_cli
 from m4bench.cli import setup as setup_cli
 from m4bench.cli import tasks as tasks_cli
-from m4bench.errors import M4BenchError
+from m4bench.errors import M4BenchError, from_os_error
 
 app = typer.Typer(
     name="m4bench",
@@ -59,15 +61,37 @@ def version() -> None:
     typer.echo(__version__)
 
 
+DEBUG_ENV = "M4BENCH_DEBUG"
+
+
 def main() -> None:
-    """Console entry point: user errors print a message and a hint, exit code 2."""
+    """Console entry point: user errors print a message and a hint, exit code 2.
+
+    A file-system failure that names a file (a file where a folder is needed, permission
+    denied, ...) is a user error too. ``M4BENCH_DEBUG=1`` shows the traceback instead.
+    """
     try:
         app()
     except M4BenchError as exc:
-        # soft_wrap: a long path in a message must stay whole, whatever the terminal width
-        console = Console(stderr=True, soft_wrap=True)
-        # escape: messages quote fields ("[case.2.name]"), patterns and paths verbatim
-        console.print(f"[bold red]error:[/] {escape(exc.message)}", highlight=False)
-        if exc.hint:
-            console.print(f"[yellow]hint:[/] {escape(exc.hint)}", highlight=False)
-        sys.exit(2)
+        if _debugging():
+            raise
+        _fail(exc)
+    except OSError as exc:
+        error = from_os_error(exc)
+        if error is None or _debugging():
+            raise
+        _fail(error)
+
+
+def _debugging() -> bool:
+    return os.environ.get(DEBUG_ENV, "").strip() not in ("", "0")
+
+
+def _fail(exc: M4BenchError) -> NoReturn:
+    # soft_wrap: a long path in a message must stay whole, whatever the terminal width
+    console = Console(stderr=True, soft_wrap=True)
+    # escape: messages quote fields ("[case.2.name]"), patterns and paths verbatim
+    console.print(f"[bold red]error:[/] {escape(exc.message)}", highlight=False)
+    if exc.hint:
+        console.print(f"[yellow]hint:[/] {escape(exc.hint)}", highlight=False)
+    sys.exit(2)

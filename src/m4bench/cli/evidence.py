@@ -21,6 +21,7 @@ from m4bench.evidence import (
 )
 from m4bench.evidence.audit import result_records
 from m4bench.evidence.model import OutputsMode
+from m4bench.evidence.package import check_out
 
 _MODES: dict[str, OutputsMode] = {"auto": "auto", "scores-only": "scores-only", "full": "full"}
 app = typer.Typer(help="Sanitized, verifiable evidence packages.", no_args_is_help=True)
@@ -50,6 +51,7 @@ def package_command(
     mode = _MODES.get(outputs)
     if mode is None:
         raise typer.BadParameter("must be auto, scores-only or full", param_hint="--outputs")
+    check_out(results.expanduser().resolve(), out)  # before any work, not after it
     options = PackageOptions(
         salt=_salt(salt_file), outputs=mode, home=resolve_home(home), redact_terms=redact or []
     )

@@ -19,6 +19,7 @@ attempts of a run appear only as metadata in the audit.
 from __future__ import annotations
 
 import hashlib
+import os
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -87,7 +88,7 @@ def package_results(
     """Sanitize ``results`` into the ``.tar.zst`` package ``out`` (and ``out.sha256``)."""
     opts = options or PackageOptions()
     results = results.expanduser().resolve()
-    _check_out(results, out)
+    check_out(results, out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".m4bench-package-", dir=out.parent) as staging:
         builder = Builder(results, opts, load_catalog(), Path(staging))
@@ -152,13 +153,34 @@ def retained_counts(files: Iterable[str]) -> dict[str, int]:
     return {artifact: names.count(artifact) for artifact in RETAINED}
 
 
-def _check_out(results: Path, out: Path) -> None:
+def check_out(results: Path, out: Path) -> None:
+    """Refuse an ``--out`` the package cannot be written to, before any work is done.
+
+    ``results`` is the resolved results directory.
+    """
     if not out.name.endswith(".tar.zst"):
         raise M4BenchError(f"{out}: the package name must end in .tar.zst", hint="rename --out")
     if out.resolve().is_relative_to(results):
         raise M4BenchError(
             f"{out}: the package may not be written inside the results directory {results}",
             hint="choose an --out path outside the results directory",
+        )
+    for path in (out, sidecar(out)):
+        if path.is_dir():
+            raise M4BenchError(
+                f"{path}: is a folder, where the package file is to be written",
+                hint=f"choose another --out, or move the folder {path} away",
+            )
+    folder = next(p for p in out.absolute().parents if p.exists() or p.is_symlink())
+    if not folder.is_dir():
+        raise M4BenchError(
+            f"{folder}: is a file, where a folder is needed (for --out {out})",
+            hint="choose another --out, or move the file away",
+        )
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise M4BenchError(
+            f"{folder}: permission denied: the package {out} cannot be written there",
+            hint=f"check the permissions of {folder} (ls -ld {folder}), or choose another --out",
         )
 
 

@@ -21,7 +21,7 @@ from m4bench.evidence.audit import (
 )
 from m4bench.evidence.model import AUDIT_FILE, MANIFEST_FILE, PackageManifest
 from m4bench.evidence.package import retained_counts, sidecar
-from m4bench.fileio import sha256_file
+from m4bench.fileio import read_user_text, sha256_file
 
 
 @dataclass
@@ -72,7 +72,12 @@ def _check_sidecar(path: Path, report: VerifyReport) -> None:
     if not side.exists():
         report.warnings.append(f"no {side.name}: the archive's own hash was not checked")
         return
-    expected = side.read_text(encoding="utf-8").split()[0] if side.read_text().strip() else ""
+    try:
+        words = read_user_text(side).split()
+    except M4BenchError as exc:  # not the text `evidence package` writes
+        report.failures.append(exc.message)
+        return
+    expected = words[0] if words else ""
     if sha256_file(path) != expected:
         report.failures.append(f"{path.name}: SHA-256 differs from {side.name}")
 
