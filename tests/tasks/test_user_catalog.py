@@ -16,7 +16,7 @@ from m4bench.errors import M4BenchError
 from m4bench.runner.conditions import all_skills
 from m4bench.tasks.catalog import CATALOG_ROOT, TASKS_ENV, extra_task_roots, load_catalog
 from m4bench.tasks.lint import lint_catalog
-from m4bench.tasks.skills import decoy_skill
+from m4bench.tasks.skills import decoy_skill, parse_skill
 
 
 @pytest.fixture
@@ -135,3 +135,15 @@ def test_a_broken_user_card_says_how_to_get_on_meanwhile(tmp_path: Path) -> None
         load_catalog(extra_roots=[tmp_path / "ours"])
     assert str(card) in caught.value.message
     assert f"leave its folder out of ${TASKS_ENV}" in (caught.value.hint or "")
+
+
+@pytest.mark.parametrize("name", ["task.toml", "instruction.md", "SKILL.md"])
+def test_a_user_file_that_is_not_utf8_is_named(tmp_path: Path, name: str) -> None:
+    task = local_family(tmp_path / "ours")
+    target = next(task.rglob(name))
+    target.write_bytes(target.read_bytes() + b"\n\xff\xfe caf\xe9\n")
+    with pytest.raises(M4BenchError, match="not UTF-8 text") as caught:
+        found = load_catalog(extra_roots=[tmp_path / "ours"]).task(task.name)
+        _ = found.instruction
+        parse_skill(target)
+    assert str(target) in caught.value.message

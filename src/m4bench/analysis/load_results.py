@@ -158,7 +158,7 @@ def result_to_run(record: dict[str, Any], run_id: str) -> RunRow:
 def _read_record(path: Path) -> dict[str, Any]:
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: bad JSON or not UTF-8
         raise M4BenchError(
             f"{path}: not a readable JSON record ({exc})",
             hint="remove the damaged run directory or re-run that run",

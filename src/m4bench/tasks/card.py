@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from m4bench.errors import M4BenchError
-from m4bench.fileio import toml_syntax_error
+from m4bench.fileio import read_user_text, toml_syntax_error
 from m4bench.tasks.evaluation import EvaluationSpec
 
 CARD_FORMAT_VERSION: Literal[1] = 1
@@ -153,7 +153,7 @@ def parse_card(text: str, path: Path) -> TaskCard:
 
 def load_card(path: Path) -> TaskCard:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_user_text(path)
     except FileNotFoundError as exc:
         raise M4BenchError(f"{path}: no task card", hint=f"every task needs a {CARD_FILE}") from exc
     return parse_card(text, path)

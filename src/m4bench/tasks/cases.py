@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from m4bench.fileio import toml_error_line
+from m4bench.fileio import read_user_text, toml_error_line
 from m4bench.tasks.case_errors import (
     CaseLines,
     CasesFileError,
@@ -94,7 +94,7 @@ def load_cases(task_dir: Path, key_columns: list[str], columns: list[str]) -> li
     task's key and output columns; a problem raises :class:`CasesFileError` at its line."""
     path = cases_path(task_dir)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_user_text(path)
     except FileNotFoundError:
         return []
     lines = CaseLines.of(text)

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from m4bench.concepts.library import ConceptLibrary
 from m4bench.errors import M4BenchError
+from m4bench.fileio import read_user_text
 from m4bench.tasks.card import CARD_FILE, DERIVED_SCHEMA, TaskCard, load_card
 from m4bench.tasks.reference import derived_tables_read
 from m4bench.tasks.skills import SKILL_FILE, Skill, parse_skill
@@ -85,7 +86,7 @@ class Provenance(BaseModel):
 
 def load_provenance(path: Path) -> Provenance:
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.safe_load(read_user_text(path))
     except FileNotFoundError as exc:
         raise M4BenchError(f"{path}: missing", hint="every family needs a PROVENANCE.yaml") from exc
     except yaml.YAMLError as exc:
@@ -145,7 +146,7 @@ class Task:
     @cached_property
     def operational_spec(self) -> str | None:
         path = self.operational_spec_path
-        return path.read_text(encoding="utf-8") if path.exists() else None
+        return read_user_text(path) if path.exists() else None
 
     @cached_property
     def reference_sql(self) -> str:
@@ -388,6 +389,6 @@ def load_concept_graph(dataset: str = "mimic-iv") -> dict[str, frozenset[str]]:
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return read_user_text(path)
     except FileNotFoundError as exc:
         raise M4BenchError(f"{path}: missing", hint="see docs/tasks.md for a task's files") from exc

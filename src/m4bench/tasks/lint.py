@@ -15,6 +15,7 @@ from pathlib import Path
 
 from m4bench.concepts.library import ConceptLibrary
 from m4bench.errors import M4BenchError
+from m4bench.fileio import read_user_text
 from m4bench.tasks.card import (
     CARD_FILE,
     DERIVED_SCHEMA,
@@ -227,7 +228,7 @@ def _unique_names(folders: list[Path], tasks: list[Task]) -> Iterator[Finding]:
 
 def _lint_card(task_dir: Path, findings: list[Finding]) -> Task | None:
     path = task_dir / CARD_FILE
-    text = path.read_text(encoding="utf-8")
+    text = read_user_text(path)
     if re.search(r"^\s*depends_on\s*=", text, re.M):
         line = line_of(text, "depends_on")
         findings.append(Finding("card-depends-on", path, line, "remove depends_on: it is derived"))
@@ -363,7 +364,7 @@ def _one_skill(path: Path, unavailable: set[str], mode: str) -> Iterator[Finding
         match = re.match(r".*?:(\d+): (.*)", exc.message, re.S)
         line, message = (int(match.group(1)), match.group(2)) if match else (1, exc.message)
         yield Finding("skill-front-matter", path, line, message)
-    text = path.read_text(encoding="utf-8")
+    text = path.read_bytes().decode("utf-8", errors="replace")
     for number, row in enumerate(text.splitlines(), start=1):
         if _FENCE.match(row) or _SQL.search(row):
             yield Finding(

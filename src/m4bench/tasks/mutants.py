@@ -44,7 +44,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from m4bench.errors import M4BenchError
-from m4bench.fileio import read_toml_model, reject_duplicate_names
+from m4bench.fileio import read_toml_model, read_user_text, reject_duplicate_names
 from m4bench.tasks.catalog import Catalog, Task
 
 MUTANTS_FILE = "mutants.toml"
@@ -134,7 +134,7 @@ class Mutant:
     @cached_property
     def sql(self) -> str:
         try:
-            reference = self.reference_path.read_text(encoding="utf-8")
+            reference = read_user_text(self.reference_path)
         except FileNotFoundError as exc:
             raise M4BenchError(
                 f"{self.path}: mutant {self.name!r} changes {self.spec.reference}, "

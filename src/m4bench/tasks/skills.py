@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from m4bench.errors import M4BenchError
-from m4bench.fileio import atomic_write_text
+from m4bench.fileio import atomic_write_text, read_user_text
 
 if TYPE_CHECKING:
     from m4bench.tasks.catalog import Catalog, Task
@@ -75,7 +75,7 @@ def split_front_matter(text: str, path: Path) -> tuple[dict[str, object], str, i
 
 
 def parse_skill(path: Path) -> Skill:
-    text = path.read_text(encoding="utf-8")
+    text = read_user_text(path)
     header, body, body_line = split_front_matter(text, path)
     try:
         front = SkillFrontMatter.model_validate(header)
@@ -147,7 +147,7 @@ def decoy_skill(task: Task, catalog: Catalog) -> tuple[str, str]:
         )
     )
     chosen = parse_skill(carriers[0].skill_paths[wanted])
-    return wanted, chosen.path.read_text(encoding="utf-8")
+    return wanted, read_user_text(chosen.path)
 
 
 def write_skill(target_dir: Path, folder: str, text: str) -> Path:

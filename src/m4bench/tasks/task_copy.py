@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from m4bench.errors import M4BenchError
-from m4bench.fileio import atomic_write_text
+from m4bench.fileio import atomic_write_text, read_user_text
 from m4bench.tasks.card import CARD_FILE, load_card, name_rule_problems
 from m4bench.tasks.catalog import (
     PROVENANCE_FILE,
@@ -99,13 +99,13 @@ def _write_family(request: CopyRequest, staging: Path) -> None:
     for file in (MUTANTS_FILE, COVERAGE_FILE):
         source = task.family_dir / file
         if source.exists():
-            text = source.read_text(encoding="utf-8")
+            text = read_user_text(source)
             kept = keep_entries(text, source, task.card.reference.file, task.name, request.name)
             atomic_write_text(staging / file, kept)
 
 
 def _rename_card(path: Path, name: str, family: str) -> None:
-    text = path.read_text(encoding="utf-8")
+    text = read_user_text(path)
     for key, value in (("name", name), ("family", family)):
         pattern = rf'^{key}\s*=\s*"[^"]*"'
         text, count = re.subn(pattern, f'{key} = "{value}"', text, count=1, flags=re.M)
