@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
 
 from m4bench.errors import M4BenchError
-from m4bench.fileio import atomic_path, read_model, sha256_file, write_model
+from m4bench.fileio import atomic_path, read_model, read_toml_model, sha256_file, write_model
+
+
+class Probe(BaseModel):
+    a: int = 0
 
 
 class Record(BaseModel):
@@ -49,3 +54,16 @@ def test_sha256_file_matches_known_digest(tmp_path: Path) -> None:
     assert sha256_file(target) == (
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [('a = 1\nb = "x\n', 2), ("a = 1\n\nb = 2\nc = [\n", 4), ("a = 1\nb = 2\nx = \n\n", 3)],
+)
+def test_toml_errors_name_the_line_also_at_the_end_of_the_file(
+    tmp_path: Path, text: str, line: int
+) -> None:
+    path = tmp_path / "card.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(M4BenchError, match=rf"^{re.escape(str(path))}:{line}: not valid TOML"):
+        read_toml_model(path, Probe, "docs/x.md")

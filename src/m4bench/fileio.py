@@ -121,11 +121,13 @@ def read_toml_model(path: Path, model: type[ModelT], docs: str) -> ModelT | None
     Errors name the file and the first bad field, and point at ``docs`` for the format.
     """
     try:
-        raw = tomllib.loads(read_user_text(path))
+        text = read_user_text(path)
     except FileNotFoundError:
         return None
+    try:
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise toml_syntax_error(path, exc) from exc
+        raise toml_syntax_error(path, exc, text) from exc
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
@@ -136,17 +138,22 @@ def read_toml_model(path: Path, model: type[ModelT], docs: str) -> ModelT | None
         ) from exc
 
 
-def toml_error_line(message: str) -> int:
-    """The line a TOML parser's message names ("... (at line 7, column 21)"), else 1."""
+def toml_error_line(message: str, text: str) -> int:
+    """The line a TOML parser's message names ("... (at line 7, column 21)"); the last
+    line of ``text`` for an error "at end of document"; else 1."""
     match = re.search(r"at line (\d+)", message)
-    return int(match.group(1)) if match else 1
+    if match:
+        return int(match.group(1))
+    if "end of document" in message:
+        return max(1, len(text.rstrip("\n").split("\n")))
+    return 1
 
 
-def toml_syntax_error(path: Path, exc: tomllib.TOMLDecodeError) -> M4BenchError:
-    """``path:LINE: not valid TOML: ...``, located like every other file problem."""
-    return M4BenchError(
-        f"{path}:{toml_error_line(str(exc))}: not valid TOML: {exc}", hint="fix the syntax"
-    )
+def toml_syntax_error(path: Path, exc: tomllib.TOMLDecodeError, text: str) -> M4BenchError:
+    """``path:LINE: not valid TOML: ...`` (``text``: the file's text), located like every
+    other file problem."""
+    line = toml_error_line(str(exc), text)
+    return M4BenchError(f"{path}:{line}: not valid TOML: {exc}", hint="fix the syntax")
 
 
 def reject_duplicate_names(path: Path, names: list[str], what: str) -> None:

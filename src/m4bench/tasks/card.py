@@ -131,7 +131,7 @@ def parse_card(text: str, path: Path) -> TaskCard:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise toml_syntax_error(path, exc) from exc
+        raise toml_syntax_error(path, exc, text) from exc
     metadata = raw.get("metadata")
     if isinstance(metadata, dict) and "depends_on" in metadata:
         raise M4BenchError(

@@ -101,7 +101,8 @@ def load_cases(task_dir: Path, key_columns: list[str], columns: list[str]) -> li
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise CasesFileError(path, toml_error_line(str(exc)), f"not valid TOML: {exc}") from exc
+        line = toml_error_line(str(exc), text)
+        raise CasesFileError(path, line, f"not valid TOML: {exc}") from exc
     try:
         parsed = CasesFile.model_validate(raw)
     except ValidationError as exc:
