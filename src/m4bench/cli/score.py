@@ -12,10 +12,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from m4bench.cli.common import HomeOption, make_console, resolve_home
+from m4bench.errors import M4BenchError
 from m4bench.fileio import canonical_json
 from m4bench.home import DataHome
 from m4bench.provision.ground_truth import ground_truth_path
 from m4bench.scoring import Score, ScoreOptions, score_output
+from m4bench.scoring.diff import diff_target_problem
 from m4bench.scoring.options import NullRule
 from m4bench.scoring.spec_file import load_evaluation_spec
 from m4bench.sources.defaults import check_same_dataset, default_source
@@ -24,30 +26,55 @@ from m4bench.tasks.catalog import Task, load_catalog
 from m4bench.tasks.evaluation import EvaluationSpec
 from m4bench.wording import counted
 
-# The command-line name of each ScoreOptions field it sets, for error messages.
-_OPTION_NAMES = {
-    "memory_limit_mb": "--memory-limit-mb",
-    "threads": "--threads",
-    "time_limit_seconds": "--time-limit",
-    "max_output_bytes": "--max-output-mb",
-    "mismatch_sample_size": "--sample-size",
+# Each ScoreOptions field the command sets: its option, the unit of the option's value,
+# and how many of the field's units one of the option's is.
+_OPTIONS: dict[str, tuple[str, str, int]] = {
+    "memory_limit_mb": ("--memory-limit-mb", "MiB", 1),
+    "threads": ("--threads", "threads", 1),
+    "time_limit_seconds": ("--time-limit", "seconds", 1),
+    "max_output_bytes": ("--max-output-mb", "MiB", 1024**2),
+    "mismatch_sample_size": ("--sample-size", "mismatches per column", 1),
 }
-
+_BOUND_WORDS = (("gt", "more than"), ("ge", "at least"), ("lt", "less than"), ("le", "at most"))
 
 _DEFAULTS = ScoreOptions()
 
 
-def _options(**given: object) -> ScoreOptions:
-    """ScoreOptions from the options given (None: the default); a value out of range is
-    a usage error naming its option."""
+def _options(null_rule: NullRule, given: dict[str, float | None]) -> ScoreOptions:
+    """ScoreOptions from the options given (by field, in the option's unit; None: the
+    default); a value out of range (inf and nan included) is a usage error naming its
+    option and the range it takes."""
+    values: dict[str, object] = {"null_tokens": null_rule}
+    for field, value in given.items():
+        if value is not None:
+            values[field] = value * _OPTIONS[field][2]
     try:
-        return ScoreOptions.model_validate({k: v for k, v in given.items() if v is not None})
+        return ScoreOptions.model_validate(values)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        field = str(error["loc"][0]) if error["loc"] else ""
+        field = str(exc.errors()[0]["loc"][0]) if exc.errors()[0]["loc"] else ""
+        if field not in _OPTIONS:
+            raise typer.BadParameter(str(exc.errors()[0]["msg"]), param_hint=field) from None
+        option, unit, _ = _OPTIONS[field]
         raise typer.BadParameter(
-            str(error["msg"]), param_hint=_OPTION_NAMES.get(field, field)
+            f"{given[field]} is out of range: give {_allowed(field)} {unit}", param_hint=option
         ) from None
+
+
+def _allowed(field: str) -> str:
+    """The bounds ScoreOptions sets on ``field``, in its option's unit: "at least 64
+    and at most 1048576"."""
+    scale = _OPTIONS[field][2]
+    words = [
+        f"{word} {_plain(getattr(bound, attr) / scale)}"
+        for bound in ScoreOptions.model_fields[field].metadata
+        for attr, word in _BOUND_WORDS
+        if hasattr(bound, attr)
+    ]
+    return " and ".join(words)
+
+
+def _plain(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else str(number)
 
 
 def score_command(
@@ -121,24 +148,58 @@ def score_command(
     ] = None,
 ) -> None:
     """Score an agent's output CSV: match rates, reward, key F1, nMAE, strict checks."""
+    options = _options(
+        _null_rule(null_tokens),
+        {
+            "memory_limit_mb": memory_limit_mb,
+            "threads": threads,
+            "time_limit_seconds": time_limit,
+            "max_output_bytes": max_output_mb,
+            "mismatch_sample_size": sample_size,
+        },
+    )
+    _check_one_mode(task, source, spec, truth)
     if not output.exists() and not output.is_symlink():
         # A run that wrote nothing is scored 0 by the harness; here it is a typo.
         raise typer.BadParameter(f"{output}: no such file", param_hint="--output")
     spec, truth = _task_inputs(task, source, home, spec, truth)
+    if diff is not None:
+        labels = ("task's ground truth", "task card") if task else ("--truth", "--spec")
+        _check_diff_target(diff, {"--output": output, labels[0]: truth, labels[1]: spec})
     evaluation = _resolve_spec(spec)
-    options = _options(
-        null_tokens=_null_rule(null_tokens),
-        memory_limit_mb=memory_limit_mb,
-        threads=threads,
-        time_limit_seconds=time_limit,
-        max_output_bytes=None if max_output_mb is None else max_output_mb * 1024**2,
-        mismatch_sample_size=sample_size,
-    )
     score = score_output(evaluation, truth, output, options=options, diff_path=diff)
     if as_json:
         typer.echo(canonical_json(score.model_dump(mode="json")), nl=False)
     else:
         show_score(score, make_console())
+
+
+def _check_one_mode(
+    task: str | None, source: str | None, spec: Path | None, truth: Path | None
+) -> None:
+    """--task (and --source) or --spec and --truth: mixed, one pair would be ignored."""
+    by_task = [name for name, given in (("--task", task), ("--source", source)) if given]
+    by_files = [name for name, given in (("--spec", spec), ("--truth", truth)) if given]
+    if by_task and by_files:
+        raise M4BenchError(
+            f"{' and '.join(by_task)} cannot be combined with {' and '.join(by_files)}: "
+            "--task and --source score against the task's own card and ground truth; "
+            "--spec and --truth score a file pair",
+            hint="drop one pair; to score another truth under a task's spec, pass its "
+            "task.toml as --spec",
+        )
+
+
+def _check_diff_target(diff: Path, inputs: dict[str, Path]) -> None:
+    """Refuse a --diff that would replace an input or any file but an earlier diff,
+    before anything is read or written."""
+    problem = diff_target_problem(diff, inputs)
+    if problem is not None:
+        raise M4BenchError(
+            problem,
+            hint="give --diff a new path (or an earlier diff to replace), away from "
+            "the output, truth and spec; remove the file yourself if it is to go",
+        )
 
 
 def _task_inputs(
@@ -148,12 +209,11 @@ def _task_inputs(
     spec: Path | None,
     truth: Path | None,
 ) -> tuple[Path, Path]:
-    """``--spec``/``--truth`` as given, else the task card and its provisioned ground truth."""
+    """``--spec``/``--truth`` as given, else the task card and its provisioned ground truth
+    (``_check_one_mode`` has made sure only one pair was given)."""
     if task is not None:
         found = load_catalog().task(task)
-        spec = spec or found.card_path
-        if truth is None:
-            truth = _provisioned_truth(found, source, resolve_home(home))
+        return found.card_path, _provisioned_truth(found, source, resolve_home(home))
     if spec is None or truth is None:
         raise typer.BadParameter("give --task, or both --spec and --truth", param_hint="--task")
     return spec, truth

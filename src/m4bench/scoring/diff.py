@@ -6,6 +6,9 @@ path), as Parquet, atomically. Keys and values are text so all rows share one sc
 
 from __future__ import annotations
 
+import os
+import stat
+from collections.abc import Mapping
 from pathlib import Path
 
 import duckdb
@@ -16,6 +19,63 @@ from m4bench.scoring.cells import RAW_JOIN, cell_sql, join_condition
 from m4bench.scoring.sqltypes import quote_ident, quote_literal
 from m4bench.scoring.truth import TRUTH_ROW, TRUTH_VIEW, TruthTable
 from m4bench.tasks.evaluation import EvaluationSpec
+
+# The first columns of every diff ``write_diff`` writes: an existing Parquet file that
+# starts with them is an earlier diff, and may be replaced.
+DIFF_LEADING_COLUMNS = ("status", "agent_row")
+
+
+def diff_target_problem(target: Path, inputs: Mapping[str, Path]) -> str | None:
+    """Why the diff must not be written to ``target``, or None when it may be.
+
+    ``inputs`` names the files scoring reads (``{"--output": path, ...}``): the diff is
+    never written over one of them, however the path is spelled. Any other existing
+    path is replaced only when it is a diff written earlier: a regular Parquet file
+    whose first columns are ``DIFF_LEADING_COLUMNS``.
+    """
+    for label, path in inputs.items():
+        if _same_file(target, path):
+            return f"{target}: the diff would replace the {label} file {path}"
+    try:
+        info = os.lstat(target)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"{target}: cannot be checked before writing the diff: {exc}"
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+        return f"{target}: exists and is {kind}; the diff would replace it"
+    if not _is_earlier_diff(target):
+        return f"{target}: exists and is not a row-level diff the scorer wrote; not replaced"
+    return None
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    try:
+        if first.resolve() == second.resolve():
+            return True
+    except (OSError, RuntimeError):  # a loop of symbolic links
+        if os.path.abspath(first) == os.path.abspath(second):
+            return True
+    try:
+        return first.samefile(second)  # hard links, bind mounts
+    except OSError:
+        return False
+
+
+def _is_earlier_diff(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            if handle.read(4) != b"PAR1":
+                return False
+        with duckdb.connect() as con:
+            described = con.execute(
+                f"DESCRIBE SELECT * FROM read_parquet({quote_literal(str(path))})"
+            ).fetchall()
+    except (OSError, duckdb.Error):
+        return False
+    names = tuple(str(row[0]) for row in described[: len(DIFF_LEADING_COLUMNS)])
+    return names == DIFF_LEADING_COLUMNS
 
 
 def write_diff(

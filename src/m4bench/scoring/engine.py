@@ -20,7 +20,7 @@ from m4bench.scoring.agent_table import (
 )
 from m4bench.scoring.compare import JoinCounts, compare_rows, extra_key_sample
 from m4bench.scoring.counts import join_passes
-from m4bench.scoring.diff import write_diff
+from m4bench.scoring.diff import diff_target_problem, write_diff
 from m4bench.scoring.metrics import (
     column_scores,
     key_metrics,
@@ -31,6 +31,7 @@ from m4bench.scoring.metrics import (
 from m4bench.scoring.model import Failure, Score
 from m4bench.scoring.options import ScoreOptions
 from m4bench.scoring.output_file import Inspection, inspect_output, near_misses
+from m4bench.scoring.spec_file import check_unique_names
 from m4bench.scoring.truth import TruthTable, load_truth
 from m4bench.tasks.evaluation import EvaluationSpec
 
@@ -58,8 +59,11 @@ def score_output(
 ) -> Score:
     """Score ``output`` (an agent's CSV) against ``truth`` (Parquet or CSV) under ``spec``.
 
-    Raises ``M4BenchError`` only when the truth itself is unusable; every problem with
-    the output ends in a ``Score`` whose ``failure`` and ``diagnostics`` say what it was.
+    Raises ``M4BenchError`` only when the truth itself is unusable or the spec names a
+    column twice in one list; every problem with the output ends in a ``Score`` whose
+    ``failure`` and ``diagnostics`` say what it was. A ``diff_path`` that is the output,
+    the truth, or an existing file other than an earlier diff is not written (a
+    diagnostic says why).
     """
     with Scorer(spec, truth, options) as scorer:
         return scorer.score(output, diff_path=diff_path)
@@ -74,6 +78,7 @@ class Scorer:
     def __init__(
         self, spec: EvaluationSpec, truth: Path, options: ScoreOptions | None = None
     ) -> None:
+        check_unique_names(spec)
         self.spec = spec
         self.options = options or ScoreOptions()
         self._truth_path = truth
@@ -111,6 +116,12 @@ class Scorer:
         self._scored += 1
         parsed = self._scratch / f"agent-{self._scored}.parquet"
         outcome = _Outcome(inspection=inspect_output(output, options))
+        if diff_path is not None:
+            inputs = {"output": output, "truth": self._truth_path}
+            refused = diff_target_problem(diff_path, inputs)
+            if refused is not None:
+                outcome.inspection.diagnostics.append(f"row-level diff not written: {refused}")
+                diff_path = None
         if outcome.inspection.failure is None:
             # One time limit for the comparison and the diff: a diff cut short is
             # not written, and the score stands.

@@ -29,8 +29,11 @@ class ScoreOptions(BaseModel):
     )
     max_output_bytes: int = Field(default=2 * 1024**3, gt=0)
     max_columns: int = Field(default=1000, gt=0)
-    max_line_bytes: int = Field(default=1024**2, ge=4096)
-    memory_limit_mb: int = Field(default=1024, ge=64)
-    threads: int = Field(default=2, ge=1)
-    time_limit_seconds: float = Field(default=600.0, gt=0)
+    # The upper bounds keep a typo from reaching DuckDB or the timer thread: a larger
+    # memory limit overflows DuckDB's byte count, thousands of threads exhaust memory,
+    # and a timer of about 9.2e9 s or more (or inf) raises OverflowError in its thread.
+    max_line_bytes: int = Field(default=1024**2, ge=4096, le=1024**3)
+    memory_limit_mb: int = Field(default=1024, ge=64, le=1024**2)
+    threads: int = Field(default=2, ge=1, le=1024)
+    time_limit_seconds: float = Field(default=600.0, gt=0, le=86400, allow_inf_nan=False)
     mismatch_sample_size: int = Field(default=5, ge=0, le=100)

@@ -6,6 +6,7 @@ file and the problem. Agent output never reaches this module.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,16 @@ TRUTH_ROW = "__m4bench_row"
 # Columns the paper never treats as ordered even when they look numeric.
 _NEVER_ORDERED = frozenset({"specimen", "ventilation_status"})
 _HINT = "rebuild the ground truth with 'm4bench setup' or pass the right --truth file"
+_FORMAT_HINT = (
+    "pass the typed Parquet ground truth 'm4bench setup' builds "
+    "(tasks/<source>/ground-truth/<key>.parquet), or a comma-separated CSV(.gz) "
+    "with a header line"
+)
+# A CSV truth's first bytes hold no C0 control byte other than tab, line feed and
+# carriage return; gzip and zstd streams are passed to DuckDB, which inflates them.
+_SNIFF_BYTES = 64 * 1024
+_BINARY = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_COMPRESSED_MAGIC = {b"\x1f\x8b": "gzip", b"\x28\xb5\x2f\xfd": "zstd"}
 
 
 @dataclass(frozen=True)
@@ -100,15 +111,18 @@ def load_truth(con: duckdb.DuckDBPyConnection, spec: EvaluationSpec, path: Path)
 
 def _register(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     literal = quote_literal(str(path))
-    if _is_parquet(path):
+    parquet = _is_parquet(path)
+    if parquet:
         source = f"read_parquet({literal}, file_row_number = true)"
         sql = [
             f"CREATE VIEW {TRUTH_VIEW} AS SELECT * EXCLUDE (file_row_number), "
             f"file_row_number AS {TRUTH_ROW} FROM {source}"
         ]
     else:
+        compression = _csv_compression(path)
         sql = [
-            f"CREATE TABLE truth_rows AS SELECT * FROM read_csv({literal}, header = true)",
+            f"CREATE TABLE truth_rows AS SELECT * FROM read_csv({literal}, header = true, "
+            f"compression = '{compression}')",
             f"CREATE VIEW {TRUTH_VIEW} AS SELECT *, rowid AS {TRUTH_ROW} FROM truth_rows",
         ]
     try:
@@ -116,14 +130,38 @@ def _register(con: duckdb.DuckDBPyConnection, path: Path) -> None:
             con.execute(statement)
         con.execute(f"SELECT * FROM {TRUTH_VIEW} LIMIT 0")
     except duckdb.Error as exc:
-        raise M4BenchError(
-            f"{path}: ground truth is not readable as Parquet or CSV: {exc}", hint=_HINT
-        ) from exc
+        # DuckDB's CSV sniffer explains itself in some 20 lines; the first says it all.
+        what = "a damaged Parquet file" if parquet else "not a Parquet or CSV file"
+        raise M4BenchError(f"{path}: {what}: {_first_line(exc)}", hint=_FORMAT_HINT) from exc
 
 
 def _is_parquet(path: Path) -> bool:
     with path.open("rb") as handle:
         return handle.read(4) == b"PAR1"
+
+
+def _csv_compression(path: Path) -> str:
+    """How DuckDB is to read a truth that is not Parquet: a gzip or zstd stream (named
+    by its first bytes, whatever the file's name), or plain text. Bytes no text holds
+    are refused here, before DuckDB's CSV sniffer reports on them at length."""
+    with path.open("rb") as handle:
+        head = handle.read(_SNIFF_BYTES)
+    if not head:
+        raise M4BenchError(f"{path}: ground truth file is empty", hint=_FORMAT_HINT)
+    for magic, compression in _COMPRESSED_MAGIC.items():
+        if head.startswith(magic):
+            return compression
+    if _BINARY.search(head):
+        raise M4BenchError(
+            f"{path}: not a Parquet or CSV file (binary bytes, no Parquet header)",
+            hint=_FORMAT_HINT,
+        )
+    return "none"
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _reject_duplicate_keys(con: duckdb.DuckDBPyConnection, path: Path, names: list[str]) -> None:
