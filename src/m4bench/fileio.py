@@ -7,9 +7,11 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 import tomllib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -54,6 +56,61 @@ def atomic_path(target: Path) -> Iterator[Path]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+# The names atomic_path gives its temporary files: tempfile.mkstemp's 8 random characters
+# between ``.<target name>.`` and ``.tmp``; DuckDB adds ``.wal`` beside one opened as a database.
+_ATOMIC_TEMP = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp(?:\.wal)?")
+
+
+def is_atomic_temp(name: str) -> bool:
+    """True for a file name of the kind :func:`atomic_path` writes before its rename."""
+    return _ATOMIC_TEMP.fullmatch(name) is not None
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """What :func:`sweep_atomic_temps` removed."""
+
+    files: tuple[Path, ...]
+    bytes: int
+
+    def summary(self, where: str) -> str:
+        """One line for the user: ``removed 3 temporary files (1.2 GB) left by ...``."""
+        noun = "file" if len(self.files) == 1 else "files"
+        units = ((1e9, "GB"), (1e6, "MB"), (1e3, "kB"))
+        size = next((f"{self.bytes / s:,.1f} {u}" for s, u in units if self.bytes >= s), None)
+        return (
+            f"removed {len(self.files)} temporary {noun} ({size or f'{self.bytes} bytes'}) "
+            f"left by an interrupted write in {where}"
+        )
+
+
+def sweep_atomic_temps(root: Path) -> Sweep:
+    """Delete the temporary files that interrupted :func:`atomic_path` writes left under
+    ``root`` (a crash or SIGKILL skips their cleanup), and DuckDB's ``.wal`` beside them.
+
+    Only regular files named as :func:`is_atomic_temp` says are touched; symbolic links
+    are neither removed nor followed. Call it only while no other process can be writing
+    under ``root`` (hold the lock that guards it), or a live writer loses its file.
+    """
+    removed: list[Path] = []
+    total = 0
+    for folder, _, names in os.walk(root):
+        for name in names:
+            path = Path(folder, name)
+            if not is_atomic_temp(name):
+                continue
+            try:
+                info = path.lstat()
+                if not stat.S_ISREG(info.st_mode):
+                    continue
+                path.unlink()
+            except FileNotFoundError:
+                continue
+            removed.append(path)
+            total += info.st_size
+    return Sweep(tuple(sorted(removed)), total)
 
 
 def atomic_write_bytes(target: Path, data: bytes) -> None:

@@ -399,6 +399,56 @@ def test_an_up_to_date_build_reads_while_another_process_holds_the_source(
             run_build(source, edited)  # something to write: the lock is needed
 
 
+def test_synth_force_cannot_replace_a_source_while_its_concepts_are_being_built(
+    tmp_path: Path,
+) -> None:
+    from m4bench.sources.synth import synthesize_mimic_iv
+
+    lib = ConceptLibrary.load(root=small_library(tmp_path / "lib"), source_tables=SOURCES)
+    source = make_source(tmp_path / "home", [(1, 70), (2, 80)])
+    before = source.layout.manifest_path.read_bytes()
+    refused: list[str] = []
+
+    def replace_it(event: BuildEvent) -> None:  # runs while the build holds the source
+        try:
+            synthesize_mimic_iv(DataHome(tmp_path / "home"), "tiny", stays=5, force=True)
+        except M4BenchError as exc:
+            refused.append(exc.message)
+
+    build_concepts(source, jobs=1, progress=False, library=lib, on_event=replace_it)
+    assert refused == ["source 'tiny' is being written by another m4bench process"] * 3
+    assert source.layout.manifest_path.read_bytes() == before
+    manifest = read_build_manifest(source)
+    assert manifest is not None and set(manifest.concepts) == {"adults", "old", "admission_count"}
+    for entry in manifest.concepts.values():
+        assert source.layout.resolve(entry.file).is_file()
+
+
+def test_a_build_removes_temp_files_killed_writes_left_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lib = ConceptLibrary.load(root=small_library(tmp_path / "lib"), source_tables=SOURCES)
+    source = make_source(tmp_path / "home", [(1, 70), (2, 80)])
+    run_build(source, lib)
+    derived = source.layout.parquet_dir / "mimiciv_derived"
+    orphans = [
+        derived / ".adults.parquet.tqlwxf5o.tmp",
+        source.layout.root / ".concepts.json.z16gpsf2.tmp",
+    ]
+    for orphan in orphans:
+        orphan.write_bytes(b"x" * 2000)
+    capsys.readouterr()
+    assert set(run_build(source, lib).values()) == {"up-to-date"}  # reads only: no lock taken
+    assert all(orphan.exists() for orphan in orphans)
+    write_patients(source.layout, source.manifest, [(1, 70), (3, 90)])
+    assert run_build(source, lib)["adults"] == "built"
+    assert not any(orphan.exists() for orphan in orphans)
+    assert capsys.readouterr().err.splitlines() == [
+        f"removed 2 temporary files (4.0 kB) left by an interrupted write in source 'tiny' "
+        f"({source.layout.root})"
+    ]
+
+
 def test_a_concept_removed_from_the_library_leaves_the_catalog(tmp_path: Path) -> None:
     root = small_library(tmp_path / "lib")
     source = make_source(tmp_path / "home", [(1, 70)])

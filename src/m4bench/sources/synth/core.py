@@ -8,8 +8,10 @@ can be built in parallel and the output stays byte-identical.
 Writing: each table is streamed chunk by chunk through a pyarrow ``ParquetWriter``
 (zstd, no timestamps in the file metadata) into a temporary file that is renamed into
 place when the table is complete. A whole source is built in a staging directory and
-swapped in only when every table is written, so a failed or interrupted build never
-touches an existing source.
+swapped in only when every table and the catalog are written, so a failed or interrupted
+build never touches an existing source. The source's lock is held from before the staging
+folder is made until after the swap, so two builds of one name never share that folder
+and a source is never replaced while another process writes it.
 """
 
 from __future__ import annotations
@@ -29,7 +31,10 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field
 
 from m4bench.errors import M4BenchError
+from m4bench.fileio import read_model
 from m4bench.home import DataHome
+from m4bench.sources.layout import SourceLayout, SourceManifest
+from m4bench.sources.lock import source_lock
 from m4bench.sources.names import check_source_name
 from m4bench.sources.schema.base import Table
 
@@ -324,7 +329,12 @@ class TableSink:
 
 @dataclass
 class StagingDir:
-    """A source built beside its final place and swapped in only when complete."""
+    """A source built beside its final place and swapped in only when complete.
+
+    Create it only while holding the source's lock (:func:`staged_source` does): the
+    staging folder ``sources/.<name>.building`` belongs to the one process building
+    that name, and one left by a killed build is removed here.
+    """
 
     home: DataHome
     name: str
@@ -333,6 +343,7 @@ class StagingDir:
 
     def __post_init__(self) -> None:
         final = self.home.source_dir(self.name)
+        self._recover_interrupted_commit()
         if final.exists() and not self.force:
             raise M4BenchError(
                 f"a source named {self.name!r} already exists at {final}",
@@ -343,10 +354,22 @@ class StagingDir:
             shutil.rmtree(self.staging)
         self.staging.mkdir(parents=True)
 
+    @property
+    def _old(self) -> Path:
+        return self.home.sources / f".{self.name}.old"
+
+    def _recover_interrupted_commit(self) -> None:
+        """Undo a commit cut between its two renames: the previous source is whole."""
+        final, old = self.home.source_dir(self.name), self._old
+        if old.exists() and not final.exists():
+            os.replace(old, final)
+        elif old.exists():
+            shutil.rmtree(old)
+
     def commit(self) -> Path:
         """Swap the staged source into place; the old one (if any) is removed afterwards."""
-        final = self.home.source_dir(self.name)
-        old = self.home.sources / f".{self.name}.old"
+        _check_complete(self.staging, self.name)
+        final, old = self.home.source_dir(self.name), self._old
         if old.exists():
             shutil.rmtree(old)
         if final.exists():
@@ -360,15 +383,36 @@ class StagingDir:
         shutil.rmtree(self.staging, ignore_errors=True)
 
 
+def _check_complete(staging: Path, name: str) -> None:
+    """Refuse to commit a staged source whose manifest or table files are missing."""
+    layout = SourceLayout(staging)
+    manifest = read_model(layout.manifest_path, SourceManifest)
+    missing = [q for q, e in manifest.tables.items() if not layout.resolve(e.file).is_file()]
+    if missing or not layout.catalog_path.is_file():
+        raise M4BenchError(
+            f"the synthetic build of {name!r} is incomplete "
+            f"(missing: {', '.join(missing) or 'catalog.duckdb'}); nothing was replaced",
+            hint="run the command again",
+        )
+
+
 @contextlib.contextmanager
 def staged_source(home: DataHome, name: str, force: bool) -> Iterator[StagingDir]:
-    """Build in a staging directory; commit on success, discard on any failure."""
-    stage = StagingDir(home, check_source_name(name), force)
-    try:
-        yield stage
-    except BaseException:
-        stage.discard()
-        raise
+    """Build in a staging directory; commit on success, discard on any failure.
+
+    The source's lock is held throughout (and until the caller leaves the block, so it
+    can read back what it committed): a second build, ingest or concept build of the
+    same name is refused at once instead of sharing the staging folder or replacing
+    a source being written.
+    """
+    name = check_source_name(name)
+    with source_lock(SourceLayout(home.source_dir(name))):
+        stage = StagingDir(home, name, force)
+        try:
+            yield stage
+        except BaseException:
+            stage.discard()
+            raise
 
 
 # --- Vectorised helpers ------------------------------------------------------------------

@@ -165,9 +165,9 @@ def synthesize_eicu(
         rows = _write_tables(layout, sizes.stays, seed, rates, progress, check_workers(workers))
         for table in EICU.tables:
             record_table(layout, manifest, table.qualified, rows[table.name])
-        final = SourceLayout(stage.commit())
-    write_catalog(final, manifest)
-    return load_source(home, name)
+        write_catalog(layout, manifest)
+        stage.commit()
+        return load_source(home, name)
 
 
 def _write_tables(

@@ -354,11 +354,9 @@ def synthesize_mimic_iv(
             },
         )
         _build(seed, sizes.stays, quirks, layout, manifest, progress, workers)
-        final = stage.commit()
-    layout = SourceLayout(final)
-    manifest = read_model(layout.manifest_path, SourceManifest)
-    write_catalog(layout, manifest)
-    return Source(layout, manifest)
+        write_catalog(layout, read_model(layout.manifest_path, SourceManifest))
+        final = SourceLayout(stage.commit())
+        return Source(final, read_model(final.manifest_path, SourceManifest))
 
 
 def _build(
