@@ -18,6 +18,7 @@ from m4bench.campaign import (
     plan_campaign,
     run_campaign,
 )
+from m4bench.campaign.records import RunSettings
 from m4bench.campaign.runner_bridge import RunnerRunFn, spec_for
 from m4bench.cli import app
 from m4bench.errors import M4BenchError
@@ -159,3 +160,39 @@ def test_cli_names_the_fix_and_refuses_resuming_on_another_source(
     assert isinstance(other.exception, M4BenchError), other.output
     assert f"--source mimic-iv: recorded '{SOURCE}', given 'other-mimic'" in str(other.exception)
     assert sorted(results.glob("runs/*/attempts/*.json")) == attempts, "nothing ran"
+
+
+def test_a_campaign_recorded_with_a_wrong_setting_resumes_with_the_right_one(
+    tmp_path: Path, home: DataHome
+) -> None:
+    """Until a run is complete there is nothing to mix, so --resume corrects a setting
+    (here the sandbox that made every run an infrastructure error); the first result
+    then fixes the settings."""
+    profile_path = tmp_path / "one.toml"
+    profile_path.write_text(
+        PROFILE.replace("trials = 2", "trials = 1").replace(
+            'conditions = ["no-skill", "with-skill"]', 'conditions = ["no-skill"]'
+        ),
+        encoding="utf-8",
+    )
+    runs = plan_campaign(load_profile(str(profile_path)))
+    results = ResultsDir(tmp_path / "results")
+    sources = {"eicu": "synthetic-eicu", "mimic-iv": SOURCE}
+    bogus = RunSettings(simulated=False, sources=sources, sandbox="bogus")
+    results.open_campaign("oracle", runs, resume=False, settings=bogus)  # as once written
+    claim = results.try_claim(runs[0])
+    assert claim is not None
+    results.abandon(claim, "InfrastructureError: unknown sandbox 'bogus'")
+    command = [
+        "campaign", "run", str(profile_path), "--results", str(results.root), "--no-progress",
+        "--home", str(home.root), "--source", f"mimic-iv={SOURCE}", "--resume",
+    ]  # fmt: skip
+    fixed = CliRunner().invoke(app, [*command, "--sandbox", "none"])
+    assert fixed.exit_code == 0, fixed.output
+    assert "1/1 complete (1 done and 0 failed now, 0 before)" in fixed.output
+    manifest = results.read_manifest()
+    assert manifest is not None and manifest.settings is not None
+    assert manifest.settings.sandbox == "none"
+    other = CliRunner().invoke(app, [*command, "--sandbox", "bwrap"])
+    assert isinstance(other.exception, M4BenchError), other.output
+    assert "--sandbox: recorded 'none', given 'bwrap'" in other.exception.message

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from m4bench.campaign import PlanOptions, ResultsDir, RunOutcome, load_profile, plan_campaign
+from m4bench.campaign import (
+    PlannedRun,
+    PlanOptions,
+    ResultsDir,
+    RunOutcome,
+    load_profile,
+    plan_campaign,
+)
 from m4bench.campaign.records import RunSettings, result_from_outcome
 from m4bench.errors import M4BenchError
 
@@ -75,6 +82,13 @@ REAL = RunSettings(
 )
 
 
+def complete(results: ResultsDir, run: PlannedRun) -> None:
+    """Record ``run`` as complete: from then on the campaign's settings are fixed."""
+    claim = results.try_claim(run)
+    assert claim is not None
+    results.commit(claim, result_from_outcome(run, claim.attempt, RunOutcome(reward=1.0), 0.0))
+
+
 def test_resume_with_other_settings_is_refused_naming_both(
     tmp_path: Path, small_profile: Path
 ) -> None:
@@ -84,6 +98,7 @@ def test_resume_with_other_settings_is_refused_naming_both(
     manifest = results.read_manifest()
     assert manifest is not None and manifest.settings == REAL
     results.open_campaign("small", runs, resume=True, settings=REAL)
+    complete(results, runs[0])
     other = REAL.model_copy(update={"sources": {**REAL.sources, "mimic-iv": "mimic-iv-3.1"}})
     with pytest.raises(M4BenchError) as refused:
         results.check_campaign(runs, resume=True, settings=other)
@@ -115,6 +130,53 @@ def test_a_campaign_recorded_without_settings_resumes_and_records_them(
     results.open_campaign("small", runs, resume=True, settings=REAL)
     manifest = results.read_manifest()
     assert manifest is not None and manifest.settings == REAL
+    complete(results, runs[0])
     other = REAL.model_copy(update={"sources": {**REAL.sources, "mimic-iv": "another-source"}})
     with pytest.raises(M4BenchError, match="another-source"):
         results.open_campaign("small", runs, resume=True, settings=other)
+
+
+def test_settings_may_be_corrected_until_a_run_is_complete(
+    tmp_path: Path, small_profile: Path
+) -> None:
+    """A campaign started with a wrong setting, whose every run failed in the harness,
+    resumes with the right one, which is recorded; the first result fixes them."""
+    runs = plan_campaign(load_profile(str(small_profile)))
+    results = ResultsDir(tmp_path / "res")
+    bogus = REAL.model_copy(update={"sandbox": "bogus"})
+    results.open_campaign("small", runs, resume=False, settings=bogus)
+    claim = results.try_claim(runs[0])
+    assert claim is not None
+    results.abandon(claim, "InfrastructureError: unknown sandbox 'bogus'")
+    assert not results.holds_results(runs)
+    assert results.check_campaign(runs, resume=True, settings=REAL)
+    results.open_campaign("small", runs, resume=True, settings=REAL)
+    manifest = results.read_manifest()
+    assert manifest is not None and manifest.settings == REAL
+    complete(results, runs[1])
+    assert results.holds_results(runs)
+    with pytest.raises(M4BenchError, match="--sandbox: recorded 'bwrap', given 'bogus'") as no:
+        results.check_campaign(runs, resume=True, settings=bogus)
+    assert no.value.hint is not None and "only while no run is complete" in no.value.hint
+
+
+def test_settings_are_fixed_by_a_run_executing_or_waiting_to_be_adopted(
+    tmp_path: Path, small_profile: Path
+) -> None:
+    runs = plan_campaign(load_profile(str(small_profile)))
+    results = ResultsDir(tmp_path / "res")
+    results.open_campaign("small", runs, resume=False, settings=REAL)
+    other = REAL.model_copy(update={"sandbox": "none"})
+    claim = results.try_claim(runs[0])
+    assert claim is not None and results.holds_results(runs), "a run executes now"
+    with pytest.raises(M4BenchError, match="--sandbox: recorded 'bwrap', given 'none'"):
+        results.check_campaign(runs, resume=True, settings=other)
+    claim.release()
+    assert results.check_campaign(runs, resume=True, settings=other)
+    runner_record = results.root / "work" / runs[2].run_id / "result.json"
+    runner_record.parent.mkdir(parents=True)
+    runner_record.write_text("{}", encoding="utf-8")  # the runner finished; not adopted yet
+    with pytest.raises(M4BenchError, match="ran with other settings"):
+        results.open_campaign("small", runs, resume=True, settings=other)
+    manifest = results.read_manifest()
+    assert manifest is not None and manifest.settings == REAL

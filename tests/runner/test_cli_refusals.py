@@ -72,6 +72,12 @@ def test_mistakes_are_refused_before_anything_is_written(
         (["--agent", "react", "--endpoint", "http://127.0.0.1:9/v1"], "pass --model"),
         (["--agent", "react", "--model", "m", "--endpoint", "127.0.0.1:9"], "http(s) URL"),
         (["--agent", "mutant:no-such-mutant"], "has no mutant named 'no-such-mutant'"),
+        (["--agent", "oracle", "--model", ""], "--model: '' names nothing"),
+        (["--agent", "oracle", "--reasoning", " "], "--reasoning: ' ' names nothing"),
+        (["--agent", "oracle", "--timeout", "10000000000000000000"], "--timeout: 1e+19 s"),
+        (["--agent", "oracle", "--timeout", "nan"], "give 1 to 604800 seconds (7 days)"),
+        (["--agent", "oracle", "--condition", "operational-spec"], "needs this file and task"),
+        (["--agent", "oracle", "--sandbox", "bogus"], "choose one of: bwrap, docker, none"),
     ]
     for args, expected in cases:
         source = [] if "--source" in args else ["--source", SOURCE]
@@ -81,6 +87,33 @@ def test_mistakes_are_refused_before_anything_is_written(
         assert out == ""
         assert files_under(results) == before, args  # the finished record is untouched
     assert load_result(results / finished.run_id).reward == 1.0
+
+
+def test_a_perturbed_schema_of_an_eicu_task_is_refused_as_such(
+    bench: Bench,
+    eicu_source: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Not "no schema mapping" with a setup command that only skips the task."""
+    places = ["--home", str(bench.home.root), "--results", str(tmp_path)]
+    for schema in ("obfuscated", "restructured"):
+        args = ["run", "--task", "eicu-gcs", "--agent", "oracle", "--schema", schema]
+        code, out, err = m4bench([*args, "--source", eicu_source, *places], monkeypatch, capsys)
+        assert code == 2 and out == ""
+        assert f"the {schema} schema exists for MIMIC-IV tasks only" in err
+        assert "use --schema native for eicu tasks" in err
+        assert "mapping" not in err
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_python_api_records_a_timeout_out_of_range(bench: Bench, tmp_path: Path) -> None:
+    """Said as such, not as a sandbox that could not start."""
+    record = bench.run(tmp_path, TASK, "oracle", timeout=1e19)
+    assert record.status == "harness_error"
+    assert record.error is not None
+    assert record.error.startswith("timeout: 1e+19 s is not a timeout a run can have")
 
 
 def test_a_missing_source_names_the_tasks_dataset(

@@ -49,8 +49,8 @@ class Cell(BaseModel):
     condition: Condition
     schema_name: Schema = Field(alias="schema")
     agent: str
-    model: str
-    reasoning: str = "auto"
+    model: str = Field(pattern=r"\S")
+    reasoning: str = Field("auto", pattern=r"\S")
 
     @property
     def key(self) -> str:

@@ -38,6 +38,12 @@ def plan_campaign(
 
     ``catalog`` resolves selectors; when given, explicitly named tasks must exist in it.
     """
+    for model in options.models:
+        if not model.strip():
+            raise M4BenchError(
+                f"--model: {model!r} names nothing",
+                hint="give --model a model name, or leave it out for the profile's models",
+            )
     agents = options.agents or (profile.default_agent,)
     for agent in agents:
         if agent not in profile.agents:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -29,12 +29,16 @@ class _Strict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+Named = Annotated[str, Field(pattern=r"\S")]
+"""A model or reasoning setting: part of a run's identity, so never blank."""
+
+
 class AgentPlan(_Strict):
     """An agent's provider (for concurrency limits) and its models by role."""
 
     provider: str = Field(min_length=1)
-    models: dict[str, list[str]] = Field(min_length=1)
-    reasoning: list[str] = Field(default_factory=lambda: ["auto"], min_length=1)
+    models: dict[str, list[Named]] = Field(min_length=1)
+    reasoning: list[Named] = Field(default_factory=lambda: ["auto"], min_length=1)
 
     def role(self, role: str, agent: str) -> list[str]:
         if role not in self.models:
@@ -57,7 +61,7 @@ class Block(_Strict):
     select: TaskSelector | None = None
     conditions: list[Condition] = Field(min_length=1)
     schemas: list[Schema] = Field(default_factory=_native_only, min_length=1)
-    models: str | list[str] = "primary"
+    models: str | list[Named] = "primary"
     trials: int | None = Field(None, ge=1)
     agents: list[str] | None = Field(None, description="only for these agents")
 
@@ -86,9 +90,11 @@ class Concurrency(_Strict):
 
 
 class Budget(_Strict):
-    max_tokens: int | None = Field(None, ge=0)
-    max_cost_usd: float | None = Field(None, ge=0)
-    max_wall_seconds: float | None = Field(None, gt=0)
+    """Limits past which no new run starts; each a positive finite number when given."""
+
+    max_tokens: int | None = Field(None, gt=0)
+    max_cost_usd: float | None = Field(None, gt=0, allow_inf_nan=False)
+    max_wall_seconds: float | None = Field(None, gt=0, allow_inf_nan=False)
 
 
 class Price(_Strict):

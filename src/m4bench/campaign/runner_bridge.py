@@ -21,6 +21,7 @@ from pathlib import Path
 from m4bench.campaign.identity import PlannedRun
 from m4bench.campaign.records import RunOutcome, Usage
 from m4bench.campaign.retry import InfrastructureError
+from m4bench.campaign.store import RUNNER_RESULT, WORK_DIR
 from m4bench.home import DataHome
 from m4bench.runner import (
     ResultRecord,
@@ -34,8 +35,6 @@ from m4bench.sources.defaults import DEFAULT_SOURCES
 from m4bench.tasks.catalog import Catalog, extra_task_roots, load_catalog
 from m4bench.tasks.mutants import catalog_mutant_source
 
-WORK_DIR = "work"
-RUNNER_RESULT = "result.json"
 KEPT_AS = "runner-result.json"
 
 

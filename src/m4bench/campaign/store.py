@@ -37,6 +37,10 @@ RESULT_FILE = "result.json"
 CLAIM_FILE = ".claim"
 RUNS_DIR = "runs"
 ATTEMPTS_DIR = "attempts"
+WORK_DIR = "work"
+"""``<results>/work/<run_id>/``: the runner's own files (see runner_bridge)."""
+RUNNER_RESULT = "result.json"
+"""The runner's record in its work directory, until the campaign has taken it over."""
 
 
 def plan_sha256(runs: Iterable[PlannedRun]) -> str:
@@ -90,7 +94,10 @@ class ResultsDir:
 
         Raises (writing nothing) when the directory holds something else, or holds a
         campaign that is not to be resumed, whose planned set differs, or whose runs
-        were executed with other settings (``None`` on either side: not checked).
+        were executed with other settings (``None`` on either side: not checked). The
+        settings are fixed by the first run that completes: until then (no result, no
+        runner record waiting to be adopted, no run executing), a resume may correct
+        them, and :meth:`open_campaign` records the new ones.
         """
         existing = self.read_manifest()
         if existing is None:
@@ -111,9 +118,19 @@ class ResultsDir:
                 f"({existing.profile!r}, {len(existing.runs)} runs; now {len(runs)})",
                 hint="resume with the same profile and options, or use a new directory",
             )
-        if existing.settings is not None and settings is not None:
+        if existing.settings is not None and settings is not None and self.holds_results(runs):
             _check_settings(self.manifest_path, existing.settings, settings)
         return True
+
+    def holds_results(self, runs: Iterable[PlannedRun]) -> bool:
+        """Whether a run of ``runs`` is complete, has a runner record the next attempt
+        would adopt, or is executing now: results the campaign's settings describe."""
+        return any(
+            self.result_path(run.run_id).exists()
+            or (self.root / WORK_DIR / run.run_id / RUNNER_RESULT).exists()
+            or self.is_running(run.run_id)
+            for run in runs
+        )
 
     def open_campaign(
         self,
@@ -123,7 +140,8 @@ class ResultsDir:
         settings: RunSettings | None = None,
     ) -> None:
         """Record the planned set, or check it matches the one already recorded. A
-        campaign recorded without settings gets these, so its next resume is checked."""
+        campaign recorded without settings gets these, so its next resume is checked;
+        one whose settings may still change (no results yet) gets the new ones."""
         if not self.check_campaign(runs, resume, settings):
             manifest = CampaignManifest(
                 profile=profile, plan_sha256=plan_sha256(runs), settings=settings, runs=runs
@@ -131,7 +149,7 @@ class ResultsDir:
             write_model(self.manifest_path, manifest)
             return
         existing = self.read_manifest()
-        if existing is not None and existing.settings is None and settings is not None:
+        if existing is not None and settings is not None and existing.settings != settings:
             write_model(self.manifest_path, existing.model_copy(update={"settings": settings}))
 
     # -- one run ----------------------------------------------------------------------
@@ -229,7 +247,8 @@ def _check_settings(manifest: Path, recorded: RunSettings, given: RunSettings) -
         f"{manifest}: the campaign recorded here ran with other settings ({lines}), so "
         "resuming it would mix results that do not compare",
         hint=f"resume with the recorded settings ({recorded.as_options()}), or run the "
-        "campaign in a new results directory",
+        "campaign in a new results directory (settings may change on --resume only while "
+        "no run is complete)",
     )
 
 

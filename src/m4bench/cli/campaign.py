@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,12 +27,13 @@ from m4bench.campaign import (
     run_campaign,
     shipped_profiles,
 )
+from m4bench.campaign.checks import CampaignInputs, check_cells, check_inputs, check_sandbox
 from m4bench.campaign.executors import Executor
 from m4bench.campaign.plan import check_named_tasks
-from m4bench.campaign.profile import Budget, resolve_profile_path
+from m4bench.campaign.profile import resolve_profile_path
 from m4bench.campaign.progress import LiveProgress
 from m4bench.campaign.records import RunSettings
-from m4bench.campaign.selection import TaskFacts, facts_of
+from m4bench.campaign.selection import facts_of
 from m4bench.campaign.simulate_spec import parse_simulation
 from m4bench.campaign.status import CampaignStatus, status_document
 from m4bench.cli.common import HomeOption, make_console, resolve_home
@@ -39,7 +41,7 @@ from m4bench.errors import M4BenchError
 from m4bench.fileio import canonical_json
 from m4bench.sandbox import default_sandbox_name
 from m4bench.sources.defaults import DEFAULT_SOURCES
-from m4bench.tasks.catalog import load_catalog
+from m4bench.tasks.catalog import Catalog, load_catalog
 
 app = typer.Typer(help="Plan, run, resume and inspect campaigns.", no_args_is_help=True)
 
@@ -74,7 +76,7 @@ def plan_command(
     """Print the planned runs of a profile and their count."""
     loaded = load_profile(profile)
     options = PlanOptions(tuple(agent or ()), tuple(model or ()), trials)
-    planned = plan_campaign(loaded, options, _catalog(profile, loaded, check_tasks=True))
+    planned, _ = _plan(profile, loaded, options, check=True)
     if runs:
         for run in planned:
             typer.echo(f"{run.run_id}\t{run.cell.key}\t{run.trial}")
@@ -124,13 +126,14 @@ def run_command(
     progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
 ) -> None:
     """Run every planned run that has no complete result record yet."""
+    budget_options = _budget_options(max_cost, max_tokens, max_hours)
     loaded = load_profile(profile)
-    real = simulate is None
-    options = PlanOptions(tuple(agent or ()), tuple(model or ()), trials, strict=real)
-    planned = plan_campaign(loaded, options, _catalog(profile, loaded, check_tasks=real))
-    agent_options = AgentOptions(home, sandbox, endpoint, _sources(source or []))
-    recorded = _run_settings(simulate, agent_options)
-    ResultsDir(results).check_campaign(planned, resume, recorded)  # before any executor
+    options = PlanOptions(tuple(agent or ()), tuple(model or ()), trials, strict=simulate is None)
+    agent_options = AgentOptions(
+        home, check_sandbox(sandbox or default_sandbox_name()), endpoint, *_sources(source or [])
+    )
+    checked = _Checked(ResultsDir(results), resume, simulate, local=executor != "ray")
+    planned, recorded = _checked_plan(profile, loaded, options, checked, agent_options)
     run_fn = _run_function(simulate, results, agent_options)
     policy = loaded.retry
     if simulate is not None:
@@ -140,7 +143,7 @@ def run_command(
         profile=loaded.name,
         resume=resume,
         provider_limits=loaded.concurrency.providers,
-        budget=_budget(loaded.budget, max_cost, max_tokens, max_hours),
+        budget=loaded.budget.model_copy(update=budget_options),
         prices=loaded.prices,
         stop_after_infra_errors=loaded.retry.stop_after_infra_errors,
         run_settings=recorded,
@@ -231,30 +234,71 @@ def _describe_settings(settings: RunSettings) -> str:
     return settings.as_options()
 
 
-def _catalog(name: str, profile: Profile, check_tasks: bool) -> list[TaskFacts] | None:
-    """The task catalog's facts, when selectors or the task check need them; with
-    ``check_tasks``, a task the profile names must be in the catalog.
+@dataclass(frozen=True)
+class _Checked:
+    """How a campaign run is invoked, as far as the checks before it care."""
 
-    Only a profile with selectors fails without a catalog.
+    results: ResultsDir
+    resume: bool
+    simulate: str | None
+    local: bool
+    """Runs execute on this machine (not on Ray's nodes)."""
+
+
+def _checked_plan(
+    name: str,
+    profile: Profile,
+    options: PlanOptions,
+    checked: _Checked,
+    agent_options: AgentOptions,
+) -> tuple[list[PlannedRun], RunSettings]:
+    """The planned runs and the settings to record, once everything that can be known
+    before a run starts is checked: the results directory (another campaign, or other
+    settings), each cell, the sources and the agents' inputs. Nothing is written before,
+    so a mistake never ends up recorded in the campaign."""
+    real = checked.simulate is None
+    planned, catalog = _plan(name, profile, options, check=real)
+    recorded = _run_settings(checked.simulate, agent_options)
+    checked.results.check_campaign(planned, checked.resume, recorded)
+    if real:
+        inputs = agent_options.inputs(local=checked.local)
+        check_inputs(planned, catalog or load_catalog(), inputs)
+    return planned, recorded
+
+
+def _plan(
+    name: str, profile: Profile, options: PlanOptions, check: bool
+) -> tuple[list[PlannedRun], Catalog | None]:
+    """The planned runs. With ``check``, each task the profile names must be in the
+    catalog, and each cell must be one a run can have (its task has what the condition
+    and schema need; its timeout is in range).
+
+    The catalog is loaded when selectors or the checks need it; only a profile with
+    selectors fails without one.
     """
     selects = any(block.tasks is None for block in profile.blocks)
-    if not (selects or check_tasks):
-        return None
-    try:
-        catalog = load_catalog()
-    except M4BenchError:
-        if selects:
-            raise
-        return None
-    facts = facts_of(catalog)
-    if check_tasks:
-        check_named_tasks(profile, facts, str(resolve_profile_path(name)))
-    return facts
+    catalog: Catalog | None = None
+    if selects or check:
+        try:
+            catalog = load_catalog()
+        except M4BenchError:
+            if selects:
+                raise
+    facts = None if catalog is None else facts_of(catalog)
+    where = str(resolve_profile_path(name))
+    if check and facts is not None:
+        check_named_tasks(profile, facts, where)
+    planned = plan_campaign(profile, options, facts)
+    if check and catalog is not None:
+        check_cells(planned, catalog, where)
+    return planned, catalog
 
 
-def _sources(items: list[str]) -> dict[str, str]:
-    """``--source DATASET=NAME`` options over the default sources."""
+def _sources(items: list[str]) -> tuple[dict[str, str], frozenset[str]]:
+    """``--source DATASET=NAME`` options over the default sources, and the datasets
+    they name."""
     sources = dict(DEFAULT_SOURCES)
+    named: set[str] = set()
     for item in items:
         dataset, sep, name = item.partition("=")
         if not sep or dataset not in sources or not name:
@@ -262,7 +306,8 @@ def _sources(items: list[str]) -> dict[str, str]:
                 f"{item!r}: expected mimic-iv=NAME or eicu=NAME", param_hint="--source"
             )
         sources[dataset] = name
-    return sources
+        named.add(dataset)
+    return sources, frozenset(named)
 
 
 def _run_settings(simulate: str | None, agent_options: AgentOptions) -> RunSettings:
@@ -272,7 +317,7 @@ def _run_settings(simulate: str | None, agent_options: AgentOptions) -> RunSetti
     return RunSettings(
         simulated=False,
         sources=agent_options.sources,
-        sandbox=agent_options.sandbox or default_sandbox_name(),
+        sandbox=agent_options.sandbox,
         endpoint=agent_options.endpoint,
     )
 
@@ -294,9 +339,21 @@ def _run_function(simulate: str | None, results: Path, agent_options: AgentOptio
 @dataclass(frozen=True)
 class AgentOptions:
     home: Path | None
-    sandbox: str | None
+    sandbox: str
     endpoint: str | None
     sources: dict[str, str]
+    named_sources: frozenset[str] = frozenset()
+    """The datasets whose source ``--source`` names."""
+
+    def inputs(self, local: bool = True) -> CampaignInputs:
+        return CampaignInputs(
+            home=resolve_home(self.home),
+            sources=self.sources,
+            named=self.named_sources,
+            sandbox=self.sandbox,
+            endpoint=self.endpoint,
+            local=local,
+        )
 
 
 def _executor(
@@ -323,15 +380,27 @@ def _executor(
     raise typer.BadParameter("must be 'local' or 'ray'", param_hint="--executor")
 
 
-def _budget(base: Budget, cost: float | None, tokens: int | None, hours: float | None) -> Budget:
+def _budget_options(
+    cost: float | None, tokens: int | None, hours: float | None
+) -> dict[str, float | int]:
+    """The budget the options set, over the profile's; each a positive finite number."""
     update: dict[str, float | int] = {}
     if cost is not None:
-        update["max_cost_usd"] = cost
+        update["max_cost_usd"] = _positive("--max-cost", cost)
     if tokens is not None:
-        update["max_tokens"] = tokens
+        update["max_tokens"] = int(_positive("--max-tokens", tokens))
     if hours is not None:
-        update["max_wall_seconds"] = hours * 3600
-    return base.model_copy(update=update)
+        update["max_wall_seconds"] = _positive("--max-hours", hours) * 3600
+    return update
+
+
+def _positive(option: str, value: float) -> float:
+    if not (math.isfinite(value) and value > 0):
+        raise M4BenchError(
+            f"{option} {value:g}: a budget must be a positive finite number",
+            hint=f"give {option} a number above 0, or leave it out for the profile's [budget]",
+        )
+    return value
 
 
 def _plan_table(planned: list[PlannedRun]) -> Table:

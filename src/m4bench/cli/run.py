@@ -14,7 +14,7 @@ from m4bench.cli.score import show_disagreements
 from m4bench.errors import M4BenchError
 from m4bench.runner import CONDITIONS, SCHEMAS, ResultRecord, RunOptions, RunSpec, execute_run
 from m4bench.runner.agent_choice import check_agent_name
-from m4bench.runner.checks import check_run
+from m4bench.runner.checks import check_run, check_timeout
 from m4bench.sandbox import SANDBOX_NAMES, default_sandbox_name
 from m4bench.scoring import Score
 from m4bench.sources.defaults import default_source
@@ -28,6 +28,22 @@ def _choice(value: str, allowed: tuple[str, ...], option: str) -> str:
     if value not in allowed:
         raise typer.BadParameter(f"choose one of: {', '.join(allowed)}", param_hint=option)
     return value
+
+
+def _check_identity_and_timeout(model: str, reasoning: str, timeout: float | None) -> None:
+    check_named("--model", model)
+    check_named("--reasoning", reasoning)
+    if timeout is not None:
+        check_timeout(timeout, "--timeout", "give --timeout in that range, or leave it out")
+
+
+def check_named(option: str, value: str) -> None:
+    """A model or reasoning setting enters the run's id: it must name something."""
+    if not value.strip():
+        raise M4BenchError(
+            f"{option}: {value!r} names nothing",
+            hint=f"give {option} a name, or leave it out for the default",
+        )
 
 
 def _check_agent(agent: str) -> None:
@@ -64,9 +80,7 @@ def run_command(
     ] = None,
     timeout: Annotated[
         float | None,
-        typer.Option(
-            "--timeout", min=1, help="Seconds before the agent is stopped (default: the card)."
-        ),
+        typer.Option("--timeout", help="Seconds before the agent is stopped (default: the card)."),
     ] = None,
     source: Annotated[
         str | None, typer.Option("--source", help="Source (default: the dataset's synthetic one).")
@@ -87,6 +101,7 @@ def run_command(
     _choice(condition, CONDITIONS, "--condition")
     _choice(schema, SCHEMAS, "--schema")
     backend = _choice(sandbox or default_sandbox_name(), SANDBOX_NAMES, "--sandbox")
+    _check_identity_and_timeout(model, reasoning, timeout)
     data_home = resolve_home(home)
     catalog = load_catalog()
     found = catalog.task(task)

@@ -16,7 +16,7 @@ from rich.table import Table
 from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
-from m4bench.sources.defaults import default_source
+from m4bench.sources.defaults import check_same_dataset, default_source
 from m4bench.sources.layout import list_source_names, load_source
 from m4bench.tasks.case_run import CaseResult, run_task_cases, task_cases
 from m4bench.tasks.cases import cases_path
@@ -290,6 +290,8 @@ def reference_command(
     task = load_catalog().task(name)
     data_home = resolve_home(home)
     built = load_source(data_home, source or _only_source(data_home, task.card.dataset))
+    # As `score` and `setup` do: another dataset's source lacks every table it reads.
+    check_same_dataset(task.name, task.card.dataset, built.name, built.manifest.dataset)
     target = out or Path(f"{task.name}.csv")
     console = make_console(stderr=True)
     with console.status(f"running the {task.name} reference on {built.name}"):

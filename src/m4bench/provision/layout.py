@@ -22,11 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
 
 SchemaVariant = Literal["native", "obfuscated", "restructured"]
 PerturbedVariant = Literal["obfuscated", "restructured"]
 SCHEMA_VARIANTS: tuple[SchemaVariant, ...] = ("native", "obfuscated", "restructured")
+PERTURBED_DATASETS: tuple[str, ...] = ("mimic-iv",)
+"""The datasets whose sources get perturbed schemas: eICU tasks run on the native one."""
 
 # The directory, relative to the agent's working directory, that every view reads from.
 DATA_DIR = "m4data"
@@ -84,3 +87,14 @@ def mapping_path(home: DataHome, source: str) -> Path:
 
 def perturbed_dir(home: DataHome, source: str, variant: PerturbedVariant) -> Path:
     return perturbed_root(home, source) / variant
+
+
+def check_schema_exists(dataset: str, schema: str, who: str) -> None:
+    """Raise a user error when ``schema`` is a perturbed schema and ``dataset`` has none;
+    ``who`` says who has the data (``task eicu-gcs reads``, ``source 'x' holds``)."""
+    if schema == "native" or dataset in PERTURBED_DATASETS:
+        return
+    raise M4BenchError(
+        f"{who} {dataset} data: the {schema} schema exists for MIMIC-IV tasks only",
+        hint=f"use --schema native for {dataset} tasks",
+    )

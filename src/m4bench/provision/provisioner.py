@@ -39,6 +39,7 @@ from m4bench.provision.layout import (
     DICTIONARY_FILE,
     PerturbedVariant,
     SchemaVariant,
+    check_schema_exists,
     task_catalog_paths,
 )
 from m4bench.provision.perturb import (
@@ -157,16 +158,15 @@ def setup(
 ) -> SetupReport:
     """Provision ``task_names`` (every task of the source's dataset when None)."""
     source = load_source(home, source_name)
+    # Refused before anything is built: a source holds one dataset, so no task of it
+    # could get the schema (a skip would leave `m4bench run` asking for it again).
+    check_schema_exists(source.manifest.dataset, schema, f"source {source.name!r} holds")
     tasks = select_tasks(source, task_names)
     report = SetupReport()
     if source.manifest.dataset == "mimic-iv":
         build_concepts(source, progress=progress)
     refuse_absent_drop_tables(source, tasks)
     _build_truths(home, source, tasks, report, progress)
-    if schema != "native":
-        kept = [task for task in tasks if task.card.dataset == "mimic-iv"]
-        report.skipped += [(t.name, "no perturbed schema") for t in tasks if t not in kept]
-        tasks = kept
     if tasks:
         view, rename = schema_view(home, source, schema, seed, progress)
         _build_catalogs(home, source, tasks, view, rename, report, progress)

@@ -17,9 +17,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from m4bench.runner.identity import Condition
-from m4bench.tasks.catalog import Catalog, Task
-from m4bench.tasks.skills import decoy_skill, raw_sql_skill
+from m4bench.errors import M4BenchError
+from m4bench.provision.layout import PerturbedVariant
+from m4bench.provision.mapping import SchemaMapping
+from m4bench.provision.rewrite import transform_sql
+from m4bench.runner.identity import Condition, SchemaName
+from m4bench.tasks.catalog import SKILLS_DIR, Catalog, Task
+from m4bench.tasks.skills import SKILL_FILE, decoy_skill, raw_sql_skill
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,44 @@ class SkillFile:
     folder: str
     text: str
     origin: str
+
+
+def check_condition(
+    task: Task,
+    condition: Condition,
+    catalog: Catalog,
+    rewrite: Callable[[str], str] | None = None,
+) -> None:
+    """What ``condition`` needs of ``task``, checked before a run starts: its operational
+    spec, its canonical skills, another family carrying its decoy skill, its reference
+    query (rewritten to the run's schema). Raises a user error naming what is missing."""
+    if condition == "operational-spec":
+        operational_spec(task)
+    condition_skills(task, condition, catalog, rewrite)
+
+
+def operational_spec(task: Task) -> str:
+    """The task's operational specification, which the ``operational-spec`` condition
+    appends to the instruction; a user error when the task has none."""
+    spec = (task.operational_spec or "").strip()
+    if not spec:
+        raise M4BenchError(
+            f"{task.operational_spec_path}: the operational-spec condition needs this "
+            f"file and task {task.name} has none (or it is empty)",
+            hint="choose a task with an operational spec (`m4bench tasks list --json`: "
+            '"sentinel": true), or another condition',
+        )
+    return spec
+
+
+def schema_rewriter(
+    schema: SchemaName, mapping: SchemaMapping | None
+) -> Callable[[str], str] | None:
+    """How a query of the native schema becomes one of ``schema`` (None: unchanged)."""
+    if mapping is None or schema == "native":
+        return None
+    variant: PerturbedVariant = schema
+    return lambda sql: transform_sql(sql, mapping, variant)
 
 
 def condition_skills(
@@ -55,6 +97,12 @@ def condition_skills(
 
 
 def _canonical(task: Task) -> list[SkillFile]:
+    if not task.skill_paths:
+        raise M4BenchError(
+            f"{task.dir / SKILLS_DIR}: the with-skill condition needs the task's canonical "
+            f"skills (<name>/{SKILL_FILE}) and task {task.name} has none",
+            hint="add the task's skill (see docs/tasks.md), or choose another condition",
+        )
     return [
         SkillFile(name, path.read_text(encoding="utf-8"), f"{task.name}/{name}")
         for name, path in sorted(task.skill_paths.items())

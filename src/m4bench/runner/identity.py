@@ -29,6 +29,8 @@ CONDITIONS: tuple[Condition, ...] = get_args(Condition)
 SCHEMAS: tuple[SchemaName, ...] = get_args(SchemaName)
 DEFAULT_MODEL = "default"
 DEFAULT_REASONING = "auto"
+NON_BLANK = r"\S"
+"""A model or reasoning setting names something: it is part of the run's identity."""
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -40,8 +42,8 @@ class RunSpec(BaseModel):
     condition: Condition = "no-skill"
     schema_name: SchemaName = Field(default="native", alias="schema")
     agent: str = Field(min_length=1)
-    model: str = DEFAULT_MODEL
-    reasoning: str = DEFAULT_REASONING
+    model: str = Field(default=DEFAULT_MODEL, pattern=NON_BLANK)
+    reasoning: str = Field(default=DEFAULT_REASONING, pattern=NON_BLANK)
     trial: int = Field(default=1, ge=1)
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)

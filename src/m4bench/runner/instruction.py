@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from m4bench.errors import M4BenchError
+from m4bench.runner.conditions import operational_spec
 from m4bench.runner.identity import Condition, SchemaName
 from m4bench.tasks.catalog import Task
 
@@ -49,13 +50,7 @@ def assemble_instruction(
     body = task.render_instruction(OUTPUT_PATH).replace("{db_path}", DATABASE_PATH)
     parts = [ISOLATION_PARAGRAPH, CONVENTION_PARAGRAPH, body.strip()]
     if condition == "operational-spec":
-        spec = (task.operational_spec or "").strip()
-        if not spec:
-            raise M4BenchError(
-                f"{task.operational_spec_path}: the operational-spec condition needs this "
-                "file and it is missing or empty",
-                hint="choose a task with an operational spec (see `m4bench tasks list`)",
-            )
+        spec = operational_spec(task)
         parts.append(f"---\n{SPEC_HEADING}\n\n{SPEC_FRAMING}\n\n{spec}")
     text = "\n\n".join(parts)
     if schema != "native":

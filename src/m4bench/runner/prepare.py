@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,17 +19,14 @@ from m4bench.provision.ground_truth import (
 )
 from m4bench.provision.layout import (
     DICTIONARY_FILE,
-    PerturbedVariant,
     mapping_path,
     task_catalog_paths,
 )
-from m4bench.provision.mapping import SchemaMapping
-from m4bench.provision.rewrite import transform_sql
 from m4bench.runner.agent_choice import AgentInputs, resolve_adapter
 from m4bench.runner.agent_command import check_agent_command
 from m4bench.runner.canary import forbidden_paths
-from m4bench.runner.checks import task_inputs
-from m4bench.runner.conditions import condition_skills
+from m4bench.runner.checks import run_timeout, task_inputs
+from m4bench.runner.conditions import condition_skills, schema_rewriter
 from m4bench.runner.identity import DEFAULT_MODEL, RunSpec
 from m4bench.runner.instruction import assemble_instruction, read_dictionary
 from m4bench.runner.record import GroundTruthRecord, SkillRecord
@@ -92,13 +89,14 @@ def prepare_run(
         task, present, spec.schema_name, mapping, opts.replay_file, opts.mutants, opts.endpoint
     )
     adapter = resolve_adapter(spec.agent, inputs)
-    timeout = float(opts.timeout or task.card.evaluation.timeout_seconds)
+    timeout = run_timeout(task, opts.timeout)
     credentials = _credentials(adapter, opts.credentials)
     agent_workdir = DEFAULT_WORKDIR_IN_SANDBOX if box.isolated else paths.workdir
     ctx = _context(spec, agent_workdir, opts, timeout, credentials, box.isolated)
     if not box.isolated:
         (paths.workdir / AGENT_HOME).mkdir()
-    skills = condition_skills(task, spec.condition, catalog, _rewriter(spec, mapping))
+    rewrite = schema_rewriter(spec.schema_name, mapping)
+    skills = condition_skills(task, spec.condition, catalog, rewrite)
     place_skills(adapter, ctx, paths.workdir, skills)
     runtime = [Mount(host=h, sandbox=s) for h, s in adapter.runtime_mounts()]
     sandbox_spec = _sandbox_spec(adapter, ctx, paths, mounts + runtime, opts, timeout)
@@ -148,13 +146,6 @@ def _sandbox_spec(
         limits=opts.limits or default_limits(timeout),
         kill_grace_seconds=_GRACE_SECONDS,
     )
-
-
-def _rewriter(spec: RunSpec, mapping: SchemaMapping | None) -> Callable[[str], str] | None:
-    if mapping is None or spec.schema_name == "native":
-        return None
-    variant: PerturbedVariant = spec.schema_name
-    return lambda sql: transform_sql(sql, mapping, variant)
 
 
 def default_limits(timeout: float) -> Limits:

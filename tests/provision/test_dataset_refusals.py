@@ -1,0 +1,72 @@
+"""A source of the wrong dataset, or a schema its dataset does not have, is refused
+before anything is built or written: `m4bench reference` as `score` and `setup` do, and
+`setup --schema obfuscated` on an eICU source (perturbed schemas are MIMIC-IV only)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from m4bench.cli import main
+from m4bench.home import DataHome
+from m4bench.sources.synth.eicu import synthesize_eicu
+from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
+
+MIMIC = "tiny-mimic"
+EICU = "tiny-eicu"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> DataHome:
+    """One small source of each dataset; nothing set up."""
+    data = DataHome(tmp_path_factory.mktemp("datasets-home"))
+    synthesize_mimic_iv(data, MIMIC, stays=5, seed=1, progress=False)
+    synthesize_eicu(data, EICU, stays=5, seed=1, progress=False)
+    return data
+
+
+def m4bench(
+    args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str]:
+    """The console entry point: (exit status, stderr with its lines joined)."""
+    monkeypatch.setenv("COLUMNS", "400")
+    monkeypatch.setattr(sys, "argv", ["m4bench", *args])
+    with pytest.raises(SystemExit) as stopped:
+        main()
+    code = stopped.value.code
+    return (code if isinstance(code, int) else 1), " ".join(capsys.readouterr().err.split())
+
+
+def test_reference_refuses_a_source_of_another_dataset(
+    home: DataHome,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = tmp_path / "y.csv"
+    args = ["reference", "mimic-meld-24h", "--source", EICU, "--out", str(out)]
+    code, err = m4bench([*args, "--home", str(home.root)], monkeypatch, capsys)
+    assert code == 2
+    assert f"task mimic-meld-24h reads mimic-iv data, but source '{EICU}' holds eicu" in err
+    assert "pick a mimic-iv source with --source" in err
+    assert "lacks" not in err
+    assert not out.exists()
+    eicu_task = ["reference", "eicu-gcs", "--source", MIMIC, "--out", str(out)]
+    code, err = m4bench([*eicu_task, "--home", str(home.root)], monkeypatch, capsys)
+    assert code == 2 and f"reads eicu data, but source '{MIMIC}' holds mimic-iv" in err
+    assert not out.exists()
+
+
+def test_setup_refuses_a_perturbed_schema_for_an_eicu_source(
+    home: DataHome, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Refused, not built and then skipped (which left `m4bench run` asking for it)."""
+    for schema in ("obfuscated", "restructured"):
+        args = ["setup", "--source", EICU, "--schema", schema, "--quiet"]
+        code, err = m4bench([*args, "--home", str(home.root)], monkeypatch, capsys)
+        assert code == 2
+        assert f"source '{EICU}' holds eicu data: the {schema} schema exists for MIMIC-IV" in err
+        assert "use --schema native for eicu tasks" in err
+    assert not (home.tasks / EICU).exists(), "nothing was built"
