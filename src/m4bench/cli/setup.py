@@ -91,8 +91,6 @@ def show_report(report: SetupReport, console: Console) -> bool:
             )
     built = sum(1 for _, action in report.catalogs if action == "built")
     console.print(f"agent catalogs: {built} built, {len(report.catalogs) - built} up to date")
-    for name, reason in report.skipped:
-        console.print(f"[yellow]skipped[/] {name}: {escape(reason)}", highlight=False)
     ok = True
     for name, problem in report.verified:
         ok &= problem is None

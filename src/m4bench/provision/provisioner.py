@@ -65,7 +65,6 @@ from m4bench.tasks.drop_tables_lint import known_tables, names_no_table
 class SetupReport:
     catalogs: list[tuple[str, str]] = field(default_factory=list)  # (task, action)
     truths: list[GroundTruthResult] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (task, reason)
     verified: list[tuple[str, str | None]] = field(default_factory=list)  # (key, problem)
     equivalence: list[EquivalenceResult] = field(default_factory=list)
 
