@@ -123,3 +123,13 @@ def _nearest_existing(path: Path) -> Path | None:
         if candidate.exists() or candidate.is_symlink():
             return candidate
     return None
+
+
+def is_interruption(exc: BaseException) -> bool:
+    """Whether ``exc`` is Ctrl-C (or SIGTERM, which the command line turns into it) as it
+    surfaces: KeyboardInterrupt itself, or DuckDB's report of the query it stopped."""
+    if isinstance(exc, KeyboardInterrupt):
+        return True
+    if type(exc).__name__ == "InterruptException":  # duckdb.InterruptException
+        return True
+    return isinstance(exc, RuntimeError) and str(exc).startswith("Query interrupted")

@@ -184,7 +184,11 @@ def test_mutant_first_is_the_tasks_first_mutant(
 TICKING = "echo started > started\nwhile true; do date +%s%N > tick; sleep 0.1; done\n"
 
 
-def test_ctrl_c_stops_the_agent_and_records_the_interruption(bench: Bench, tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_stops_the_agent_and_records_the_interruption(
+    bench: Bench, tmp_path: Path, stop: signal.Signals
+) -> None:
+    """Ctrl-C, and SIGTERM as kill, a scheduler or a container stop send it."""
     script = tmp_path / "ticking.sh"
     script.write_text(TICKING)
     results = tmp_path / "results"
@@ -203,7 +207,7 @@ def test_ctrl_c_stops_the_agent_and_records_the_interruption(bench: Bench, tmp_p
     while not (workdir / "tick").exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert (workdir / "tick").exists(), process.stderr.read() if process.stderr else ""
-    process.send_signal(signal.SIGINT)
+    process.send_signal(stop)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130, (out, err)
     assert err.decode().strip() == "interrupted: the run was stopped; its record says so"

@@ -6,9 +6,12 @@ One module per command group; each defines ``app`` and is registered here.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+from types import FrameType
 from typing import NoReturn
 
+import duckdb
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -29,7 +32,7 @@ from m4bench.cli import run as run_cli
 from m4bench.cli import score as score_cli
 from m4bench.cli import setup as setup_cli
 from m4bench.cli import tasks as tasks_cli
-from m4bench.errors import M4BenchError, from_os_error
+from m4bench.errors import M4BenchError, from_os_error, is_interruption
 
 app = typer.Typer(
     name="m4bench",
@@ -70,6 +73,7 @@ def main() -> None:
     A file-system failure that names a file (a file where a folder is needed, permission
     denied, ...) is a user error too. ``M4BENCH_DEBUG=1`` shows the traceback instead.
     """
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         app()
     except M4BenchError as exc:
@@ -81,6 +85,17 @@ def main() -> None:
         if error is None or _debugging():
             raise
         _fail(error)
+    except (KeyboardInterrupt, RuntimeError, duckdb.Error) as exc:
+        if not is_interruption(exc) or _debugging():
+            raise
+        Console(stderr=True).print("interrupted", highlight=False)
+        sys.exit(130)
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM (kill, a scheduler, a container stop) stops a command as Ctrl-C does, so
+    a run in progress is recorded as interrupted and its agent stopped."""
+    raise KeyboardInterrupt
 
 
 def _debugging() -> bool:

@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 import m4bench
-from m4bench.errors import M4BenchError
+from m4bench.errors import M4BenchError, is_interruption
 from m4bench.home import DataHome
 from m4bench.runner.builtin_agents import MutantSource
 from m4bench.runner.canary import run_canary
@@ -84,6 +84,9 @@ def execute_run(
     try:
         record = _run(spec, home, source, paths, opts, record)
     except Exception as exc:
+        if is_interruption(exc):  # Ctrl-C stopped a DuckDB query (the scoring, say)
+            _write(paths, _interrupted(record), started)
+            raise KeyboardInterrupt from exc
         record = _harness_error(record, exc)
     except KeyboardInterrupt:
         # The sandbox has stopped the agent's process group; record why, then go on.
@@ -92,7 +95,10 @@ def execute_run(
     return _write(paths, record, started)
 
 
-INTERRUPTED = "interrupted by the user (SIGINT); the agent's processes were stopped"
+INTERRUPTED = (
+    "interrupted by the user (SIGINT) or a stop signal (SIGTERM); "
+    "the agent's processes were stopped"
+)
 
 
 def _interrupted(record: ResultRecord) -> ResultRecord:
