@@ -270,7 +270,9 @@ def reference_command(
     source: Annotated[
         str | None,
         typer.Option(
-            "--source", help="Built source (default: the only one of the task's dataset)."
+            "--source",
+            help="Built source (default: the synthetic one of the task's dataset, else the "
+            "only one).",
         ),
     ] = None,
     out: Annotated[
