@@ -54,6 +54,7 @@ from m4bench.provision.perturb import (
 )
 from m4bench.provision.progress import progress_bar
 from m4bench.provision.relations import SchemaView, absent_drop_tables, native_view
+from m4bench.provision.setup_lock import setup_lock
 from m4bench.sources.defaults import check_same_dataset
 from m4bench.sources.layout import Source, load_source
 from m4bench.tasks.card import DERIVED_SCHEMA
@@ -162,18 +163,19 @@ def setup(
     check_schema_exists(source.manifest.dataset, schema, f"source {source.name!r} holds")
     tasks = select_tasks(source, task_names)
     report = SetupReport()
-    if source.manifest.dataset == "mimic-iv":
-        build_concepts(source, progress=progress)
-    refuse_absent_drop_tables(source, tasks)
-    _build_truths(home, source, tasks, report, progress)
-    if tasks:
-        view, rename = schema_view(home, source, schema, seed, progress)
-        _build_catalogs(home, source, tasks, view, rename, report, progress)
-    if verify:
-        for task in representatives(tasks):
-            report.verified.append((task.name, verify_ground_truth(home, source, task)))
-    if check_equivalence:
-        report.equivalence += equivalence_checks(home, source, tasks, schema, seed, progress)
+    with setup_lock(home, source.name):  # a second setup of the source waits
+        if source.manifest.dataset == "mimic-iv":
+            build_concepts(source, progress=progress)
+        refuse_absent_drop_tables(source, tasks)
+        _build_truths(home, source, tasks, report, progress)
+        if tasks:
+            view, rename = schema_view(home, source, schema, seed, progress)
+            _build_catalogs(home, source, tasks, view, rename, report, progress)
+        if verify:
+            for task in representatives(tasks):
+                report.verified.append((task.name, verify_ground_truth(home, source, task)))
+        if check_equivalence:
+            report.equivalence += equivalence_checks(home, source, tasks, schema, seed, progress)
     return report
 
 
