@@ -31,6 +31,7 @@ from m4bench.campaign import (
 )
 from m4bench.campaign.eta import EtaModel
 from m4bench.campaign.profile import Budget, Price
+from m4bench.campaign.records import result_from_outcome
 from m4bench.campaign.retry import call_with_backoff
 from m4bench.campaign.status import status_document
 from m4bench.errors import M4BenchError
@@ -315,3 +316,31 @@ def test_infrastructure_errors_keep_their_hint(tmp_path: Path, small_profile: Pa
     assert status.infra_errors == {headline: 1} and status.infra_hints == {headline: setup}
     document = status_document(status)
     assert document["last_infrastructure_error_hints"] == {headline: setup}
+
+
+def test_runs_another_driver_completes_meanwhile_are_not_called_missing(
+    tmp_path: Path, small_profile: Path
+) -> None:
+    """A second driver on the same directory holds one run and finishes it while this
+    one works: the summary counts it complete, not missing."""
+    runs = _plan(small_profile)
+    results = ResultsDir(tmp_path / "res")
+    results.open_campaign("small", runs, resume=False)
+    held = results.try_claim(runs[0])
+    assert held is not None
+
+    def other_driver_finishes(run: PlannedRun) -> RunOutcome:
+        if not held.handle.closed:
+            outcome = RunOutcome(reward=1.0)
+            results.commit(held, result_from_outcome(held.run, held.attempt, outcome, 0.0))
+            held.release()
+        return RunOutcome(reward=1.0)
+
+    report = run_campaign(
+        results,
+        runs,
+        LocalExecutor(other_driver_finishes, 1, FAST),
+        DriverSettings("small", resume=True),
+    )
+    assert report.held_elsewhere == 1 and report.completed_elsewhere == 1
+    assert report.missing == 0 and report.complete == len(runs)

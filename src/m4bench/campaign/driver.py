@@ -74,6 +74,8 @@ class CampaignReport:
     infra_streak: int = 0
     """Infrastructure errors since the last run that completed."""
     held_elsewhere: int = 0
+    completed_elsewhere: int = 0
+    """Runs another driver on the same results directory completed meanwhile."""
     stopped: str | None = None
     cost_usd: float = 0.0
     tokens: int = 0
@@ -89,7 +91,7 @@ class CampaignReport:
 
     @property
     def complete(self) -> int:
-        return self.complete_before + self.done + self.failed
+        return self.complete_before + self.done + self.failed + self.completed_elsewhere
 
     @property
     def missing(self) -> int:
@@ -144,6 +146,9 @@ def run_campaign(
                 claim.release()
         executor.close()
     report.cost_usd, report.tokens = guard.cost_usd, guard.tokens
+    if report.missing:  # another driver of this directory may have completed them
+        still = sum(results.read_result(run.run_id) is None for run in runs)
+        report.completed_elsewhere = max(0, report.missing - still)
     return report
 
 

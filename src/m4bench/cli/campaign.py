@@ -166,7 +166,13 @@ def run_command(
 def _print_report(report: CampaignReport) -> None:
     typer.echo(
         f"{report.complete}/{report.planned} complete ({report.done} done and "
-        f"{report.failed} failed now, {report.complete_before} before); "
+        f"{report.failed} failed now, {report.complete_before} before"
+        + (
+            f", {report.completed_elsewhere} by another driver"
+            if report.completed_elsewhere
+            else ""
+        )
+        + "); "
         f"{report.infra_errors} infrastructure errors; ${report.cost_usd:,.2f}, "
         f"{report.tokens:,} tokens"
     )
