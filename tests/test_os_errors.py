@@ -10,23 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from console_entry import m4bench
 
 from m4bench import cli
 from m4bench.cli import main
 from m4bench.errors import M4BenchError, from_os_error
 from m4bench.fileio import atomic_write_text
-
-
-def m4bench(
-    args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> tuple[int, str]:
-    """The console entry point, as a user runs it: (exit status, stderr on one line)."""
-    monkeypatch.setenv("COLUMNS", "400")
-    monkeypatch.setattr(sys, "argv", ["m4bench", *args])
-    with pytest.raises(SystemExit) as stopped:
-        main()
-    code = stopped.value.code
-    return (code if isinstance(code, int) else 1), " ".join(capsys.readouterr().err.split())
 
 
 def raised(action: object) -> OSError:

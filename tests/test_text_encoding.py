@@ -3,14 +3,14 @@ its offset, read through ``m4bench.fileio`` by every command (no UnicodeDecodeEr
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
+from console_entry import m4bench
 from pydantic import BaseModel
 from typer.testing import CliRunner
 
-from m4bench.cli import app, main
+from m4bench.cli import app
 from m4bench.errors import M4BenchError
 from m4bench.fileio import read_model, read_toml_model, read_user_text
 
@@ -84,10 +84,6 @@ def test_campaign_status_of_a_binary_manifest_exits_2(
 ) -> None:
     manifest = tmp_path / "campaign.json"
     manifest.write_bytes(BINARY)
-    monkeypatch.setenv("COLUMNS", "400")
-    monkeypatch.setattr(sys, "argv", ["m4bench", "campaign", "status", str(tmp_path)])
-    with pytest.raises(SystemExit) as stopped:
-        main()
-    assert stopped.value.code == 2
-    err = " ".join(capsys.readouterr().err.split())
+    code, err = m4bench(["campaign", "status", str(tmp_path)], monkeypatch, capsys)
+    assert code == 2
     assert err.startswith(f"error: {manifest}: not UTF-8 text (byte 0xff at offset 0) hint:")

@@ -5,14 +5,13 @@ the budgets, empty model names, cells no run can have, and the agents' inputs.""
 from __future__ import annotations
 
 import dataclasses
-import sys
 from pathlib import Path
 
 import pytest
+from console_entry import m4bench
 
 from m4bench.campaign import load_profile, plan_campaign
 from m4bench.campaign.checks import CampaignInputs, check_inputs
-from m4bench.cli import main
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
 from m4bench.sources.synth.eicu import synthesize_eicu
@@ -52,18 +51,6 @@ def profile(
     path = directory / "checks.toml"
     path.write_text(text, encoding="utf-8")
     return str(path)
-
-
-def m4bench(
-    args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> tuple[int, str]:
-    """The console entry point: (exit status, stderr with its lines joined)."""
-    monkeypatch.setenv("COLUMNS", "400")
-    monkeypatch.setattr(sys, "argv", ["m4bench", *args])
-    with pytest.raises(SystemExit) as stopped:
-        main()
-    code = stopped.value.code
-    return (code if isinstance(code, int) else 1), " ".join(capsys.readouterr().err.split())
 
 
 def refused(

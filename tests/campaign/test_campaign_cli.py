@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
+from console_entry import m4bench
 from typer.testing import CliRunner
 
-from m4bench.cli import app, main
+from m4bench.cli import app
 from m4bench.errors import M4BenchError
 
 runner = CliRunner()
@@ -182,11 +182,8 @@ def test_plan_refuses_a_task_not_in_the_catalog_with_a_suggestion(
 ) -> None:
     """Exit 2, naming the file, the block and the task, with the catalog's did-you-mean."""
     profile = _real_tasks_profile(tmp_path, second="mimic-kdigo-48")
-    monkeypatch.setattr(sys, "argv", ["m4bench", "campaign", "plan", str(profile)])
-    with pytest.raises(SystemExit) as exited:
-        main()
-    assert exited.value.code == 2
-    err = " ".join(capsys.readouterr().err.split())
+    code, err = m4bench(["campaign", "plan", str(profile)], monkeypatch, capsys)
+    assert code == 2
     where = f"{profile}: field blocks[0] ('pair').tasks"
     assert f"{where}: not in the task catalog: mimic-kdigo-48" in err
     assert "hint: did you mean mimic-kdigo-48h" in err

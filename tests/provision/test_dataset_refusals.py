@@ -4,12 +4,11 @@ before anything is built or written: `m4bench reference` as `score` and `setup` 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
+from console_entry import m4bench
 
-from m4bench.cli import main
 from m4bench.home import DataHome
 from m4bench.sources.synth.eicu import synthesize_eicu
 from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
@@ -25,18 +24,6 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> DataHome:
     synthesize_mimic_iv(data, MIMIC, stays=5, seed=1, progress=False)
     synthesize_eicu(data, EICU, stays=5, seed=1, progress=False)
     return data
-
-
-def m4bench(
-    args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> tuple[int, str]:
-    """The console entry point: (exit status, stderr with its lines joined)."""
-    monkeypatch.setenv("COLUMNS", "400")
-    monkeypatch.setattr(sys, "argv", ["m4bench", *args])
-    with pytest.raises(SystemExit) as stopped:
-        main()
-    code = stopped.value.code
-    return (code if isinstance(code, int) else 1), " ".join(capsys.readouterr().err.split())
 
 
 def test_reference_refuses_a_source_of_another_dataset(

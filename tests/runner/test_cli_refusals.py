@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from bwrap_probe import needs_bwrap
+from console_entry import run_main
 from run_bench import SOURCE, Bench
 
-from m4bench.cli import main
 from m4bench.runner import RunSpec, is_complete, load_result
 from m4bench.runner.agent_choice import mutant_sql
 from m4bench.sources.synth.eicu import synthesize_eicu
@@ -31,13 +31,8 @@ def m4bench(
     args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> tuple[int, str, str]:
     """The console entry point, as a user runs it: (exit status, stdout, stderr)."""
-    monkeypatch.setenv("COLUMNS", "400")
-    monkeypatch.setattr(sys, "argv", ["m4bench", *args])
-    with pytest.raises(SystemExit) as stopped:
-        main()
-    captured = capsys.readouterr()
-    code = stopped.value.code
-    return (code if isinstance(code, int) else 1), captured.out, captured.err
+    ran = run_main(args, monkeypatch, capsys)
+    return ran.code, ran.out, ran.err
 
 
 def files_under(root: Path) -> dict[str, bytes]:

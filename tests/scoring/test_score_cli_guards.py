@@ -8,14 +8,13 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from console_entry import run_main
 from scoring_helpers import OutputMaker, TruthMaker, spec_for
 
-from m4bench.cli import main
 from m4bench.errors import M4BenchError
 from m4bench.scoring import ScoreOptions, Scorer, score_output
 
@@ -51,13 +50,8 @@ def _cli(
     args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> tuple[int, str]:
     """Run the installed entry point as a user would: exit code and everything printed."""
-    monkeypatch.setattr(sys, "argv", ["m4bench", "score", *args])
-    monkeypatch.setenv("COLUMNS", "300")
-    with pytest.raises(SystemExit) as done:
-        main()
-    code = done.value.code
-    captured = capsys.readouterr()
-    return (code if isinstance(code, int) else 1), captured.out + captured.err
+    ran = run_main(["score", *args], monkeypatch, capsys)
+    return ran.code, ran.out + ran.err
 
 
 # --diff --------------------------------------------------------------------------------
