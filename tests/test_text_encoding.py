@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from m4bench.cli import app
 from m4bench.errors import M4BenchError
 from m4bench.fileio import read_model, read_toml_model, read_user_text
+from m4bench.runner.builtin_agents import replay_adapter
 
 BINARY = b"\xff\xfe\x00binary\x89PNG"
 
@@ -87,3 +88,16 @@ def test_campaign_status_of_a_binary_manifest_exits_2(
     code, err = m4bench(["campaign", "status", str(tmp_path)], monkeypatch, capsys)
     assert code == 2
     assert err.startswith(f"error: {manifest}: not UTF-8 text (byte 0xff at offset 0) hint:")
+
+
+def test_a_binary_campaign_profile_or_replay_file_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "binary.toml"
+    profile.write_bytes(BINARY)
+    code, err = m4bench(["campaign", "plan", str(profile)], monkeypatch, capsys)
+    assert code == 2 and err.startswith(f"error: {profile}: not UTF-8 text"), err
+    replay = tmp_path / "binary.sql"
+    replay.write_bytes(BINARY)
+    with pytest.raises(M4BenchError, match="not UTF-8 text"):
+        replay_adapter(replay, None)  # what `m4bench run --agent replay` checks up front

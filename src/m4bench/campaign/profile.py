@@ -20,6 +20,7 @@ from m4bench.campaign.priors import DurationPriors
 from m4bench.campaign.retry import RetryPolicy
 from m4bench.campaign.selection import TaskSelector
 from m4bench.errors import M4BenchError
+from m4bench.fileio import read_user_text, toml_syntax_error
 
 PROFILES_DIR = Path(__file__).parent / "profiles"
 PROFILE_SUFFIX = ".toml"
@@ -156,10 +157,11 @@ def resolve_profile_path(name_or_path: str) -> Path:
 def load_profile(name_or_path: str) -> Profile:
     """Load and validate a profile; errors name the file and the offending field."""
     path = resolve_profile_path(name_or_path)
+    text = read_user_text(path)
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise M4BenchError(f"{path}: not valid TOML: {exc}", hint="fix the syntax") from exc
+        raise toml_syntax_error(path, exc, text) from exc
     return parse_profile(raw, path)
 
 

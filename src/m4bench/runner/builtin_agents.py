@@ -37,6 +37,7 @@ from m4bench.agents.base import (
     read_jsonl,
 )
 from m4bench.errors import M4BenchError
+from m4bench.fileio import read_user_text
 from m4bench.runner.oracle_plan import OUTPUT_FILE
 
 HARNESS_DIR = Path(".harness")
@@ -157,7 +158,7 @@ def replay_adapter(path: Path, endpoint: str | None = None) -> BuiltinAdapter:
 
 def replay_statements(path: Path) -> list[str]:
     """One query becomes ``COPY (query) TO 'output.csv'``; other statements run as given."""
-    text = path.read_text(encoding="utf-8")
+    text = read_user_text(path)
     try:
         parsed = [s for s in sqlglot.parse(text, read="duckdb") if s is not None]
     except sqlglot.errors.ParseError as exc:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from m4bench.errors import M4BenchError
+from m4bench.fileio import read_user_text
 from m4bench.provision.layout import PerturbedVariant
 from m4bench.provision.mapping import SchemaMapping
 from m4bench.provision.rewrite import transform_sql
@@ -104,7 +105,7 @@ def _canonical(task: Task) -> list[SkillFile]:
             hint="add the task's skill (see docs/tasks.md), or choose another condition",
         )
     return [
-        SkillFile(name, path.read_text(encoding="utf-8"), f"{task.name}/{name}")
+        SkillFile(name, read_user_text(path), f"{task.name}/{name}")
         for name, path in sorted(task.skill_paths.items())
     ]
 
@@ -129,5 +130,5 @@ def all_skills(task: Task, catalog: Catalog) -> list[SkillFile]:
             ),
         )
         path = best.skill_paths[name]
-        chosen.append(SkillFile(name, path.read_text(encoding="utf-8"), f"{best.name}/{name}"))
+        chosen.append(SkillFile(name, read_user_text(path), f"{best.name}/{name}"))
     return chosen
