@@ -3,12 +3,13 @@
 The checks of ``m4bench run`` (:mod:`m4bench.runner.checks`) that hold for the whole
 campaign or for a cell of its profile:
 
-* per cell: the schema exists for the task's dataset, what the condition needs of the
-  task (an operational spec, skills, a decoy, the reference query), the timeout, and
-  the agent's inputs (react's endpoint and model, a mutant of the task, a CLI agent's
-  program on the sandbox's PATH);
+* per cell: what the condition needs of the task (an operational spec, skills, a
+  decoy, the reference query), the timeout, and the agent's inputs (react's endpoint
+  and model, a mutant of the task, a CLI agent's program on the sandbox's PATH);
 * per invocation: the sandbox backend, and that the source of each dataset the runs
   read (and each named with ``--source``) exists and holds that dataset.
+
+A perturbed schema asked for eICU tasks is refused earlier, by planning (per block).
 
 What ``m4bench setup`` builds per task and schema (ground truth, agent database, schema
 mapping) is left to the runs: one that is missing makes its runs infrastructure errors
@@ -24,7 +25,6 @@ from m4bench.campaign.identity import PlannedRun
 from m4bench.campaign.runner_bridge import dataset_of, spec_for
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
-from m4bench.provision.layout import check_schema_exists
 from m4bench.runner import RunOptions
 from m4bench.runner.checks import check_agent_inputs, check_timeout, source_build_commands
 from m4bench.runner.conditions import check_condition
@@ -63,8 +63,8 @@ def check_sandbox(name: str) -> str:
 
 
 def check_cells(runs: Sequence[PlannedRun], catalog: Catalog, where: str) -> None:
-    """Each cell's task has what its schema and condition need, and a timeout a run can
-    have; ``where`` (the profile) starts the message of a mistake."""
+    """Each cell's task has what its condition needs, and a timeout a run can have;
+    ``where`` (the profile) starts the message of a mistake."""
     seen: set[tuple[str, str, str, float]] = set()
     for run in runs:
         cell = run.cell
@@ -74,7 +74,6 @@ def check_cells(runs: Sequence[PlannedRun], catalog: Catalog, where: str) -> Non
         seen.add(key)
         task = catalog.task(cell.task)
         try:
-            check_schema_exists(task.card.dataset, cell.schema_name, f"task {task.name} reads")
             check_condition(task, cell.condition, catalog)
         except M4BenchError as exc:
             raise M4BenchError(f"{where}: cell {cell.key}: {exc.message}", exc.hint) from exc

@@ -17,7 +17,7 @@ from m4bench.home import DataHome
 from m4bench.provision.agent_catalog import card_sha256, load_catalog_manifest
 from m4bench.provision.equivalence import load_mapping
 from m4bench.provision.ground_truth import ground_truth_path, representatives, stale_reason
-from m4bench.provision.layout import SchemaVariant, task_catalog_paths
+from m4bench.provision.layout import PERTURBED_DATASETS, SchemaVariant, task_catalog_paths
 from m4bench.provision.leaks import leaked_in_bytes, leaked_in_views, read_listing
 from m4bench.provision.perturb import perturbed_view
 from m4bench.provision.relations import (
@@ -109,7 +109,7 @@ def provisioning_checks(
         except M4BenchError as exc:
             results.append(CheckResult(f"{variant} schema", False, exc.message))
             continue
-        mimic = [t for t in tasks if t.card.dataset == "mimic-iv"]
+        mimic = [t for t in tasks if t.card.dataset in PERTURBED_DATASETS]
         rename = mapping.opaque_or_same
         results += [check_agent_catalog(home, source.name, t, view, rename) for t in mimic]
     return results

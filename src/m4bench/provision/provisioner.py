@@ -37,6 +37,7 @@ from m4bench.provision.ground_truth import (
 )
 from m4bench.provision.layout import (
     DICTIONARY_FILE,
+    PERTURBED_DATASETS,
     PerturbedVariant,
     SchemaVariant,
     check_schema_exists,
@@ -218,7 +219,7 @@ def equivalence_checks(
     variants: list[PerturbedVariant] = (
         ["obfuscated", "restructured"] if schema == "native" else [schema]
     )
-    mimic = representatives(t for t in tasks if t.card.dataset == "mimic-iv")
+    mimic = representatives(t for t in tasks if t.card.dataset in PERTURBED_DATASETS)
     native = native_view(source)
     results: list[EquivalenceResult] = []
     for variant in variants:
