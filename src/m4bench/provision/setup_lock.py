@@ -11,19 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from m4bench.fileio import sweep_atomic_temps
 from m4bench.home import DataHome
 from m4bench.provision.layout import perturbed_root
-
-Notify = Callable[[str], None]
-
-
-def _to_stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+from m4bench.sources.lock import Notify, to_stderr
 
 
 def setup_lock_path(home: DataHome, source: str) -> Path:
@@ -34,7 +28,7 @@ def setup_lock_path(home: DataHome, source: str) -> Path:
 def setup_lock(home: DataHome, source: str, notify: Notify | None = None) -> Iterator[None]:
     """Hold the provisioning lock of ``source`` (waiting for another holder to finish),
     after removing the orphaned temporary files of its folders."""
-    tell = notify or _to_stderr
+    tell = notify or to_stderr
     path = setup_lock_path(home, source)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a") as handle:

@@ -42,7 +42,8 @@ def lock_path(layout: SourceLayout) -> Path:
     return folder.parent / f".{folder.name}.lock"
 
 
-def _to_stderr(message: str) -> None:
+def to_stderr(message: str) -> None:
+    """The default ``Notify``: one line on stderr."""
     print(message, file=sys.stderr, flush=True)
 
 
@@ -60,7 +61,7 @@ def source_lock(layout: SourceLayout, notify: Notify | None = None) -> Iterator[
             stack.enter_context(_exclusive(legacy, layout.name, remove=False))
         swept = sweep_atomic_temps(layout.root)
         if swept.files:
-            (notify or _to_stderr)(swept.summary(f"source {layout.name!r} ({layout.root})"))
+            (notify or to_stderr)(swept.summary(f"source {layout.name!r} ({layout.root})"))
         yield
 
 
