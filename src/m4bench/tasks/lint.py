@@ -36,6 +36,7 @@ from m4bench.tasks.catalog import (
 )
 from m4bench.tasks.drop_tables_lint import drop_table_findings
 from m4bench.tasks.evaluation import paper_scored_columns
+from m4bench.tasks.facts_lint import FACTS_RULES, facts_findings
 from m4bench.tasks.finding import Finding
 from m4bench.tasks.mutant_lint import lint_mutants
 from m4bench.tasks.provenance_lint import lint_provenance
@@ -78,6 +79,7 @@ RULES: dict[str, str] = {
     "provenance": "PROVENANCE.yaml is valid, covers the family's tasks, reviews are real",
     "concept-library": "the concept library loads, so dependencies can be closed",
     **CASE_RULES,
+    **FACTS_RULES,
     "catalog-folder": "every <family>/<task>/ folder holds a task.toml (a warning: a folder "
     "without one is no task)",
     "catalog-unique": "task names and family folders are unique across the catalog's folders "
@@ -187,6 +189,7 @@ def lint_task(task: Task, catalog: Catalog, derived: list[str]) -> list[Finding]
     out.extend(_instruction_table_names(task, derived))
     out.extend(_skill_rules(task, derived))
     out.extend(_control_rules(task, catalog))
+    out.extend(facts_findings(task))
     return out
 
 
