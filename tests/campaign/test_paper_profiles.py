@@ -4,7 +4,7 @@ Expected run counts are the paper's own numbers, not outputs of the planner: the
 primary Codex matrix (760), its matched controls (200), the operational-spec follow-up
 (80), the schema probe and schema-skill follow-up (260 each), the full-coverage Claude
 replication (560), the Claude sentinel campaign (190), the exploratory open-weight arm
-(110) and the with-skill-all probe (45).
+(110); and the original benchmark's with-skill-all probe (45: 9 tasks x 1 model x 5).
 """
 
 from __future__ import annotations
