@@ -76,6 +76,12 @@ class ReferenceSection(_Section):
 
 class Controls(_Section):
     decoy_skill: str = Field(description="another family's canonical skill used as decoy")
+    decoy_from: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$",
+        description="the task whose copy of decoy_skill is given (the paper fixes one "
+        "variant per skill); default: the closest carrier by database, mode and name",
+    )
     sentinel: bool = Field(default=False, description="has an operational-spec.md")
 
 

@@ -75,7 +75,8 @@ RULES: dict[str, str] = {
     "reference-columns": "the reference outputs exactly the required columns, in order",
     "reference-runs": "the reference runs on an empty database with its concepts materialized",
     "control-rawsql": "the raw-reference-SQL skill can be generated with valid front matter",
-    "control-decoy": "the decoy names another family's skill that the catalog can supply",
+    "control-decoy": "the decoy names another family's skill that the catalog can supply "
+    "(from the task decoy_from names, when given)",
     "provenance": "PROVENANCE.yaml is valid, covers the family's tasks, reviews are real",
     "concept-library": "the concept library loads, so dependencies can be closed",
     **CASE_RULES,
@@ -469,7 +470,11 @@ def _control_rules(task: Task, catalog: Catalog) -> Iterator[Finding]:
         return
     try:
         decoy_skill(task, catalog)
-    except M4BenchError:
+    except M4BenchError as exc:
+        if task.card.controls.decoy_from is not None:
+            where = line_of(card_text, "decoy_from")
+            yield Finding("control-decoy", task.card_path, where, exc.message.split(": ", 1)[-1])
+            return
         yield Finding(
             "control-decoy",
             task.card_path,

@@ -124,8 +124,10 @@ def raw_sql_skill(task: Task) -> tuple[str, str]:
 def decoy_skill(task: Task, catalog: Catalog) -> tuple[str, str]:
     """The decoy control: another family's canonical skill named by the card.
 
-    Among the tasks that carry that skill, prefer the same database, then the same mode,
-    then the task name, so the choice never depends on filesystem order.
+    The card's ``decoy_from`` names the carrier task (the paper gives one fixed variant of
+    each skill as decoy); without it, among the tasks that carry that skill, prefer the
+    same database, then the same mode, then the task name, so the choice never depends on
+    filesystem order.
     """
     wanted = task.card.controls.decoy_skill
     carriers = [
@@ -139,6 +141,15 @@ def decoy_skill(task: Task, catalog: Catalog) -> tuple[str, str]:
             "family in the catalog",
             hint="name a skill that another family's task carries",
         )
+    chosen_from = task.card.controls.decoy_from
+    if chosen_from is not None:
+        carriers = [other for other in carriers if other.name == chosen_from]
+        if not carriers:
+            raise M4BenchError(
+                f"{task.card_path}: decoy_from {chosen_from!r} is no task of another family "
+                f"that carries {wanted!r}",
+                hint="name a task whose skills folder holds the decoy skill, or drop decoy_from",
+            )
     carriers.sort(
         key=lambda other: (
             other.card.dataset != task.card.dataset,
