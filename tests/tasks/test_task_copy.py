@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from m4bench.cli import app
 from m4bench.errors import M4BenchError
 from m4bench.tasks.catalog import CATALOG_ROOT, TASKS_ENV, load_catalog, load_provenance
+from m4bench.tasks.facts import FACTS_FILE, load_facts
 from m4bench.tasks.lint import lint_catalog
 from m4bench.tasks.task_copy import CopyRequest, copy_task, keep_entries
 
@@ -61,6 +62,13 @@ def test_the_copy_keeps_what_the_reference_needs(tmp_path: Path) -> None:
     shipped = (GCS / "mimic-gcs-24h-raw" / "task.toml").read_text(encoding="utf-8")
     assert card.count("#") == shipped.count("#")  # comments survive
     assert 'name = "mimic-gcs-6h-raw"' in card and 'family = "gcs-6h"' in card
+
+
+def test_the_copy_keeps_the_facts_but_not_the_paper_lengths(tmp_path: Path) -> None:
+    copied = load_facts(_copy(tmp_path) / FACTS_FILE)
+    shipped = load_facts(GCS / "mimic-gcs-24h-raw" / FACTS_FILE)
+    assert shipped.lengths is not None and copied.lengths is None
+    assert copied.model_copy(update={"lengths": shipped.lengths}) == shipped
 
 
 def test_entries_are_kept_by_reference_and_task(tmp_path: Path) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -28,6 +28,8 @@ from m4bench.tasks.catalog import (
     load_catalog,
 )
 from m4bench.tasks.evaluation import ColumnTolerance
+from m4bench.tasks.facts import Fact, load_facts
+from m4bench.tasks.facts_lint import task_facts_path, text_lengths
 from m4bench.tasks.lint import lint_report
 from m4bench.tasks.reference import run_reference, write_reference
 from m4bench.tasks.task_copy import CopyRequest, copy_task
@@ -92,9 +94,22 @@ def list_tasks(
 
 
 @app.command("show")
-def show_task(name: Annotated[str, typer.Argument(help="Task name.")]) -> None:
-    """Show one task: card, dependencies, files and instruction."""
+def show_task(
+    name: Annotated[str, typer.Argument(help="Task name.")],
+    facts: Annotated[
+        bool,
+        typer.Option(
+            "--facts",
+            help="Print the facts the instruction, skills and operational spec convey "
+            "(facts.toml) and each text's length beside the paper's, instead of the card.",
+        ),
+    ] = False,
+) -> None:
+    """Show one task: card, dependencies, files and instruction (or, with --facts, its facts)."""
     task = load_catalog().task(name)
+    if facts:
+        _print_facts(task)
+        return
     card, spec = task.card, task.card.evaluation
     console = make_console()
     console.print(f"[bold]{task.name}[/] ({task.family}, {card.dataset}, {card.mode})")
@@ -125,6 +140,37 @@ def show_task(name: Annotated[str, typer.Argument(help="Task name.")]) -> None:
     console.print(table)
     console.rule("instruction")
     console.print(task.instruction, highlight=False, markup=False)
+
+
+def _print_facts(task: Task) -> None:
+    path = task_facts_path(task)
+    if not path.exists():
+        raise M4BenchError(
+            f"{path}: {task.name} states no facts",
+            hint="write a facts.toml beside its texts (docs/tasks.md, 'Facts of a task's texts')",
+        )
+    facts = load_facts(path)
+    console = make_console()
+    console.print(f"[bold]{task.name}[/]: facts of its texts ({path})", highlight=False)
+    sections: list[tuple[str, Sequence[Fact]]] = [("instruction", facts.instruction)]
+    for skill in task.skill_paths:
+        mine = [f for f in facts.skill if f.skill in (skill, None)]
+        sections.append((f"skill {skill}", mine))
+    if facts.operational_spec:
+        sections.append(("operational spec", facts.operational_spec))
+    for title, entries in sections:
+        console.rule(title)
+        for fact in entries:
+            tokens = ", ".join(fact.tokens())
+            console.print(f"- {fact.fact}" + (f"  [dim]({tokens})[/]" if tokens else ""))
+            if fact.note:
+                console.print(f"  [yellow]note:[/] {fact.note}", highlight=False)
+    if facts.instruction_excludes:
+        console.print(f"kept out of the instruction: {', '.join(facts.instruction_excludes)}")
+    console.rule("lengths (words)")
+    for what, (ours, paper) in text_lengths(task, facts).items():
+        beside = f" / paper {paper} ({ours / paper:.2f}x)" if paper else ""
+        console.print(f"{what}: {ours}{beside}", highlight=False)
 
 
 def _tolerances(tolerance: Mapping[str, ColumnTolerance]) -> str:

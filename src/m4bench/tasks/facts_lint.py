@@ -129,21 +129,32 @@ def _coverage(rule: str, path: Path, text: str, facts: Sequence[Fact]) -> Iterat
             yield Finding(rule, path, 1, message)
 
 
-def _lengths(task: Task, facts: TaskFacts, path: Path) -> Iterator[Finding]:
+def text_lengths(task: Task, facts: TaskFacts) -> dict[str, tuple[int, int | None]]:
+    """Words of each of the task's texts beside the paper's (None where not known)."""
     paper = facts.lengths
-    if paper is None:
-        return
+    out: dict[str, tuple[int, int | None]] = {}
     if task.instruction_path.exists():
-        ours = words(task.instruction)
-        if ours > INSTRUCTION_MAX_RATIO * paper.instruction:
-            yield _length_finding(task.instruction_path, "instruction", ours, paper.instruction)
+        out["instruction"] = (words(task.instruction), paper.instruction if paper else None)
     skills = sum(words(p.read_text(encoding="utf-8")) for p in task.skill_paths.values())
-    if skills and not _in_band(skills, paper.skill):
-        yield _length_finding(path, "skills", skills, paper.skill)
-    spec = task.operational_spec
-    if spec and paper.operational_spec and not _in_band(words(spec), paper.operational_spec):
-        where = task.operational_spec_path
-        yield _length_finding(where, "operational spec", words(spec), paper.operational_spec)
+    out["skills"] = (skills, paper.skill if paper else None)
+    if task.operational_spec:
+        spec_paper = paper.operational_spec if paper else None
+        out["operational spec"] = (words(task.operational_spec), spec_paper)
+    return out
+
+
+def _lengths(task: Task, facts: TaskFacts, path: Path) -> Iterator[Finding]:
+    where = {
+        "instruction": task.instruction_path,
+        "skills": path,
+        "operational spec": task.operational_spec_path,
+    }
+    for what, (ours, paper) in text_lengths(task, facts).items():
+        if paper is None or not ours:
+            continue
+        too_long = ours > INSTRUCTION_MAX_RATIO * paper
+        if too_long if what == "instruction" else not _in_band(ours, paper):
+            yield _length_finding(where[what], what, ours, paper)
 
 
 def _in_band(ours: int, paper: int) -> bool:

@@ -28,6 +28,7 @@ from m4bench.tasks.catalog import (
     ProvenanceCreated,
     Task,
 )
+from m4bench.tasks.facts import FACTS_FILE, load_facts
 from m4bench.tasks.mutants import MUTANTS_FILE
 
 COVERAGE_FILE = "coverage.toml"  # read by m4bench.validity.coverage
@@ -92,6 +93,7 @@ def _write_family(request: CopyRequest, staging: Path) -> None:
     task = request.task
     shutil.copytree(task.dir, staging / request.name)
     _rename_card(staging / request.name / CARD_FILE, request.name, request.family)
+    _drop_paper_lengths(staging / request.name / FACTS_FILE)
     reference = staging / task.card.reference.file
     reference.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(task.reference_path, reference)
@@ -115,6 +117,17 @@ def _rename_card(path: Path, name: str, family: str) -> None:
     card = load_card(path)
     if (card.name, card.family) != (name, family):
         raise M4BenchError(f"{path}: the rewritten card reads {card.name!r} in {card.family!r}")
+
+
+def _drop_paper_lengths(path: Path) -> None:
+    """A copy is no paper task: its facts keep no paper lengths to be held to."""
+    if not path.exists():
+        return
+    text = read_user_text(path)
+    kept = re.sub(r"^\[lengths\]\n(?:(?!\[)[^\n]*\n)*", "", text, flags=re.M)
+    atomic_write_text(path, kept)
+    if load_facts(path).lengths is not None:
+        raise M4BenchError(f"{path}: the [lengths] table could not be removed from the copy")
 
 
 def _write_provenance(request: CopyRequest, path: Path) -> None:
