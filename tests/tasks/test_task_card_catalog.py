@@ -134,13 +134,15 @@ def test_raw_sql_skill_has_front_matter_and_the_query(catalog, tmp_path: Path) -
     assert parse_skill(written).name == folder
 
 
-def test_decoy_is_another_familys_skill_of_the_same_mode(catalog) -> None:
+def test_decoy_is_the_papers_variant_of_another_familys_skill(catalog) -> None:
     name, text = decoy_skill(catalog.task("mimic-meld-24h-raw"), catalog)
     assert name == "kdigo-aki-staging"
     raw_variant = catalog.task("mimic-kdigo-48h-raw").skill_paths[name].read_text()
     assert text == raw_variant
+    # decoy_from: the paper gave the raw KDIGO text to standard hosts too
     _, standard = decoy_skill(catalog.task("mimic-meld-24h"), catalog)
-    assert standard == catalog.task("mimic-kdigo-48h").skill_paths[name].read_text()
+    assert standard == raw_variant
+    assert standard != catalog.task("mimic-kdigo-48h").skill_paths[name].read_text()
 
 
 def test_decoy_missing_from_the_catalog_is_an_error(tmp_path: Path) -> None:
