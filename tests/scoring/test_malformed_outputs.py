@@ -26,7 +26,8 @@ def _score(truth: Path, output: Path, **options: object) -> object:
         (b"", "output_empty"),
         (gzip.compress(GOOD.encode(), mtime=0), "output_compressed"),
         ("\ufeffstay_id,x,label\n1,1.5,a\n".encode("utf-16"), "header_unreadable"),
-        (b"\n\nstay_id,x,label\n1,1.5,a\n", "header_unreadable"),
+        (b"\n \n\t\n", "header_unreadable"),  # blank lines alone: no header
+        (b"\n \r\nstay_id,x,label\r\n1,1.5,a\r\n", "header_unreadable"),  # mixed breaks
         (b"stay_id;x;label\n1;1.5;a\n", "key_columns_missing"),
         (bytes(range(256)) * 4, "output_unreadable"),
         (b"PAR1\x15\x00\x15\x1c", "output_unreadable"),

@@ -234,8 +234,17 @@ def _agent_rows_sql(
         f"SELECT {', '.join(final)} FROM ("
         f"SELECT *, {', '.join([' AND '.join(ok_parts) + ' AS key_ok', *words])} FROM ("
         f"SELECT {', '.join(typed)} FROM ("
-        f"SELECT {', '.join(cells)} FROM {_read_csv(path, header, options, parallel)})))"
+        f"SELECT {', '.join(cells)} FROM {_read_csv(path, header, options, parallel)} "
+        f"WHERE {_has_content_sql(len(header.names))})))"
     )
+
+
+def _has_content_sql(columns: int) -> str:
+    """SQL true for a row with content: a line of white space alone is no row (a CSV
+    reader skips it as it skips an empty line); a line of commas alone is a row."""
+    others = " OR ".join(f"c{index} IS NOT NULL" for index in range(1, columns))
+    blank = "c0 IS NULL OR trim(c0, ' ' || chr(9) || chr(13)) <> ''"
+    return f"({blank}{' OR ' + others if others else ''})"
 
 
 def _open_quote_sql(columns: int) -> str:
@@ -263,6 +272,7 @@ def _read_csv(path: Path, header: OutputHeader, options: ScoreOptions, parallel:
         "null_padding = true, strict_mode = false, ignore_errors = true, "
         f"store_rejects = true, rejects_limit = {REJECTS_RECORDED}, "
         f"max_line_size = {options.max_line_bytes}, encoding = 'utf-8', "
+        f"skip = {header.skip_lines}, "
         f"parallel = {str(parallel).lower()})"
     )
 

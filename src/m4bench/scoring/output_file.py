@@ -35,6 +35,8 @@ class OutputHeader:
 
     names: list[str]
     positions: dict[str, int]
+    # Blank lines before the header (skipped, as a CSV reader skips blank lines).
+    skip_lines: int = 0
 
 
 @dataclass
@@ -92,6 +94,15 @@ def _read_header(path: Path, prefix: bytes, options: ScoreOptions, found: Inspec
             )
     if prefix.startswith(_UTF16_BOMS):
         return found.fail("header_unreadable", f"{path}: output is UTF-16 encoded; write UTF-8 CSV")
+    skipped, prefix, mixed = _skip_blank_lines(prefix)
+    if not prefix.strip(b" \t\r\n"):
+        return found.fail("header_unreadable", f"{path}: output holds only blank lines; no header")
+    if mixed:
+        return found.fail(
+            "header_unreadable",
+            f"{path}: the blank lines before the header mix line breaks (LF and CR LF), "
+            "so the header cannot be found reliably; remove them",
+        )
     # A header never holds a control byte (NUL, ^A, ...); a binary file almost always
     # does in its first "line". (One inside a data cell is that cell's problem only.)
     end = prefix.find(b"\n")
@@ -120,7 +131,7 @@ def _read_header(path: Path, prefix: bytes, options: ScoreOptions, found: Inspec
         )
     if not any(name.strip() for name in names):
         return found.fail(
-            "header_unreadable", f"{path}: first line is empty; the header must come first"
+            "header_unreadable", f"{path}: header line names no column; the header must come first"
         )
     if len(names) > options.max_columns:
         return found.fail(
@@ -130,7 +141,25 @@ def _read_header(path: Path, prefix: bytes, options: ScoreOptions, found: Inspec
             "max_columns",
         )
     found.header = _header(names, found.diagnostics)
+    if skipped:
+        found.header.skip_lines = skipped
+        found.diagnostics.append(f"{skipped} blank line(s) before the header (skipped)")
     return found
+
+
+def _skip_blank_lines(prefix: bytes) -> tuple[int, bytes, bool]:
+    """Lines holding only white space before the header, the bytes after them, and
+    whether those lines and the header line end in different line breaks (a reader
+    told to skip them could then miscount)."""
+    skipped, endings = 0, set()
+    while True:
+        end = prefix.find(b"\n")
+        if end < 0 or prefix[:end].strip(b" \t\r"):
+            if skipped and end >= 0:
+                endings.add(prefix[:end].endswith(b"\r"))
+            return skipped, prefix, len(endings) > 1
+        endings.add(prefix[:end].endswith(b"\r"))
+        skipped, prefix = skipped + 1, prefix[end + 1 :]
 
 
 def _header(names: list[str], diagnostics: list[str]) -> OutputHeader:

@@ -1,4 +1,5 @@
-"""Loading the reference answer: typed Parquet (or a CSV typed by DuckDB's reader).
+"""Loading the reference answer: typed Parquet (or a CSV typed by DuckDB's reader from
+the whole file).
 
 A truth that cannot be used is a harness error: it raises ``M4BenchError`` naming the
 file and the problem. Agent output never reaches this module.
@@ -121,8 +122,10 @@ def _register(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     else:
         compression = _csv_compression(path)
         sql = [
+            # Typed from the whole file, not a sample: a numeric column empty in the first
+            # rows keeps its tolerance, and one that turns to text later stays text.
             f"CREATE TABLE truth_rows AS SELECT * FROM read_csv({literal}, header = true, "
-            f"compression = '{compression}')",
+            f"compression = '{compression}', sample_size = -1)",
             f"CREATE VIEW {TRUTH_VIEW} AS SELECT *, rowid AS {TRUTH_ROW} FROM truth_rows",
         ]
     try:
