@@ -95,7 +95,7 @@ CASES: dict[str, tuple[Breaker, str, str | None]] = {  # rule: (break it, file, 
     ),
     "instruction-sparse": (
         lambda r: edit(
-            r / MELD / "instruction.md", "highest creatinine", "highest creatinine (item 50912)"
+            r / MELD / "instruction.md", "first 24 hours,", "first 24 hours (item 50912),"
         ),
         f"{MELD}/instruction.md",
         "50912",
@@ -118,8 +118,8 @@ CASES: dict[str, tuple[Breaker, str, str | None]] = {  # rule: (break it, file, 
     "skill-no-sql": (
         lambda r: edit(
             r / MELD / "skills/meld-score/SKILL.md",
-            "## Formula",
-            "## Formula\nselect meld from the table",
+            "## Inputs",
+            "## Inputs\nselect meld from the table",
         ),
         f"{MELD}/skills/meld-score/SKILL.md",
         "select meld",
@@ -127,8 +127,8 @@ CASES: dict[str, tuple[Breaker, str, str | None]] = {  # rule: (break it, file, 
     "skill-table-unavailable": (
         lambda r: edit(
             r / MELD_RAW / "skills/meld-score/SKILL.md",
-            "## Source data",
-            "## Source data\n- `first_day_lab` has the worst values.",
+            "## Inputs",
+            "## Inputs\n- `first_day_lab` has the worst values.",
         ),
         f"{MELD_RAW}/skills/meld-score/SKILL.md",
         "`first_day_lab`",
@@ -230,6 +230,19 @@ def test_unavailable_decoy_is_a_warning(mini: Path) -> None:
     assert found and all(f.severity == "warning" for f in found)
 
 
+def test_a_decoy_from_naming_no_carrier_is_an_error(mini: Path) -> None:
+    card = mini / MELD / "task.toml"
+    edit(card, 'decoy_from = "mimic-kdigo-48h-raw"', 'decoy_from = "mimic-kdigo-72h"')
+    found = findings_of(mini, "control-decoy")
+    line = (
+        card.read_text(encoding="utf-8")
+        .splitlines()
+        .index('decoy_from = "mimic-kdigo-72h"  # the paper\'s decoy is this variant')
+    )
+    assert [(f.severity, f.line) for f in found] == [("error", line + 1)]
+    assert "decoy_from 'mimic-kdigo-72h' is no task of another family" in found[0].message
+
+
 def test_a_broken_concept_library_is_reported(mini: Path, tmp_path: Path) -> None:
     concepts = tmp_path / "concepts" / "demographics"
     concepts.mkdir(parents=True)
@@ -272,8 +285,8 @@ def test_the_docs_list_every_rule() -> None:
 def test_instruction_naming_a_derived_table_is_rejected(mini: Path) -> None:
     edit(
         mini / MELD / "instruction.md",
-        "highest creatinine",
-        "highest creatinine_max of first_day_lab",
+        "One row per ICU stay.",
+        "One row per ICU stay, from the highest creatinine_max of first_day_lab.",
     )
     found = findings_of(mini, "instruction-sparse")
     assert [f.message for f in found] == ["instruction names the table 'first_day_lab'"]

@@ -471,7 +471,8 @@ def _control_rules(task: Task, catalog: Catalog) -> Iterator[Finding]:
     try:
         decoy_skill(task, catalog)
     except M4BenchError as exc:
-        if task.card.controls.decoy_from is not None:
+        carried = any(wanted in other.skill_paths for other in catalog.peers(task))
+        if carried and task.card.controls.decoy_from is not None:
             where = line_of(card_text, "decoy_from")
             yield Finding("control-decoy", task.card_path, where, exc.message.split(": ", 1)[-1])
             return
