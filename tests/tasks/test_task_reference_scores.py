@@ -1,7 +1,7 @@
 """References of GCS, SIRS, MELD, KDIGO and Charlson on hand-built patients.
 
 Rows are inserted into the derived tables each reference reads; expected values are
-worked out by hand from the rules in the task's instruction and skill.
+worked out by hand from the family's clinical definition.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def test_sirs_thresholds_are_strict_and_missing_scores_zero(task_db) -> None:
 def _meld(
     creat: float | None, bili: float | None, inr: float | None, na: float | None, rrt: bool = False
 ) -> float:
-    """MELD-Na worked by hand from the skill's formula (independent of the SQL)."""
+    """MELD-Na worked by hand from its published formula (independent of the SQL)."""
     c = (
         0.957 * math.log(4.0)
         if rrt or (creat or 0) > 4
