@@ -81,7 +81,7 @@ def main() -> None:
         sizes = resolve_sizes(
             REAL_STAYS, REAL_PATIENTS, DEFAULT_STAYS, stays=None, patients=None, scale=scale
         )
-        cohort, conditions = mimic_iv._context(SEED, sizes.stays, QuirkRates())
+        cohort, conditions, _ = mimic_iv._context(SEED, sizes.stays, QuirkRates())
         icu = _icu(cohort, conditions)
         poe_s, poe_rows = _orders(cohort)
         total = icu["procedureevents"] + icu["datetimeevents"] + poe_s

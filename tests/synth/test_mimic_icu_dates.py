@@ -123,7 +123,7 @@ def test_changes_follow_the_insertion(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _chunk() -> tuple[StayState, dict[str, np.ndarray]]:
-    cohort, conditions = mimic_iv._context(5, 120, QuirkRates())
+    cohort, conditions, _ = mimic_iv._context(5, 120, QuirkRates())
     stays = mimic_iv._chunk_stays(cohort, 0)
     return stay_state(5, 0, cohort, stays, conditions), mimic_iv._stay_ids(cohort, stays)
 

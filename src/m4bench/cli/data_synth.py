@@ -13,6 +13,9 @@ import typer
 from rich.console import Console
 
 from m4bench.cli.common import HomeOption, make_console, resolve_home
+from m4bench.sources.layout import Source
+from m4bench.sources.synth.coverage_needs import Dataset
+from m4bench.sources.synth.coverage_plan import coverage_note
 from m4bench.sources.synth.mimic_iv import DEFAULT_NAME, synthesize_mimic_iv
 
 app = typer.Typer(
@@ -37,6 +40,14 @@ def _report(
         f"source [bold]{name}[/]: {tables} tables, {rows:,} rows in {seconds:.1f} s; {root}",
         highlight=False,
     )
+
+
+def report_coverage(console: Console, source: Source) -> None:
+    """Say which engineered states (and so which scoring bins) a small source lacks."""
+    dataset: Dataset = "eicu" if source.manifest.dataset == "eicu" else "mimic-iv"
+    note = coverage_note(dataset, source.manifest.parameters)
+    if note:
+        console.print(f"[yellow]note:[/] {note}", highlight=False)
 
 
 @app.command("mimic-iv")
@@ -76,6 +87,7 @@ def mimic_iv(
         time.perf_counter() - started,
         source.layout.root,
     )
+    report_coverage(console, source)
 
 
 # The eICU command (``eicu``, module ``data_synth_eicu``) is registered on this same ``app`` in

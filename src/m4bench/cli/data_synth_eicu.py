@@ -8,7 +8,13 @@ from typing import Annotated
 import typer
 
 from m4bench.cli.common import HomeOption, make_console, resolve_home
-from m4bench.cli.data_synth import ForceOption, QuietOption, ScaleOption, SeedOption
+from m4bench.cli.data_synth import (
+    ForceOption,
+    QuietOption,
+    ScaleOption,
+    SeedOption,
+    report_coverage,
+)
 from m4bench.sources.synth.eicu import synthesize_eicu
 
 DEFAULT_NAME = "synthetic-eicu"
@@ -45,3 +51,4 @@ def eicu_command(
         f"in {time.perf_counter() - started:.1f} s; {source.layout.root}",
         highlight=False,
     )
+    report_coverage(console, source)

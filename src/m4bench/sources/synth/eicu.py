@@ -54,7 +54,10 @@ from m4bench.sources.synth.core import (
     stream_rng,
     to_arrow,
 )
+from m4bench.sources.synth.coverage_needs import dataset_needs
+from m4bench.sources.synth.coverage_plan import coverage_parameters, unplaced_in_chunks
 from m4bench.sources.synth.eicu_cohort import EicuCohort, draw_cohort
+from m4bench.sources.synth.eicu_engineered import engineer_cohort
 from m4bench.sources.synth.eicu_quirks import EicuQuirkRates
 
 REAL_STAYS = 200_859
@@ -144,6 +147,7 @@ def synthesize_eicu(
         raise M4BenchError(exc.message, hint=hint) from exc
     check_free_space(home, sizes, BYTES_PER_STAY, "eICU-CRD")
     rates = quirks or EicuQuirkRates()
+    needs = dataset_needs("eicu")
     parameters: dict[str, str | int | float | bool | None] = {
         "stays": sizes.stays,
         "scale": round(sizes.scale, 6),
@@ -151,6 +155,7 @@ def synthesize_eicu(
         "generator": "m4bench-synthetic-eicu",
         "generator_version": GENERATOR_VERSION,
         "quirks": rates.model_dump_json(),
+        **coverage_parameters(needs, unplaced_in_chunks(needs, _chunk_sizes(sizes.stays))),
     }
     with staged_source(home, name, force) as stage:
         layout = SourceLayout(stage.staging)
@@ -168,6 +173,10 @@ def synthesize_eicu(
         write_catalog(layout, manifest)
         stage.commit()
         return load_source(home, name)
+
+
+def _chunk_sizes(n_stays: int) -> list[int]:
+    return [min(CHUNK_STAYS, n_stays - start) for start in range(0, n_stays, CHUNK_STAYS)]
 
 
 def _write_tables(
@@ -220,7 +229,7 @@ def chunk_tables(seed: int, chunk: int, start: int, n: int, rates: EicuQuirkRate
 
     Depends only on its arguments: any process can build any chunk.
     """
-    cohort = draw_cohort(seed, chunk, start, n, rates)
+    cohort = engineer_cohort(seed, draw_cohort(seed, chunk, start, n, rates))
     tables: ChunkTables = {}
     for table in EICU.tables:
         if table.name == "hospital":

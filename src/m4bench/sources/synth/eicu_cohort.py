@@ -14,6 +14,7 @@ import numpy as np
 
 from m4bench.sources.synth.core import stream_rng
 from m4bench.sources.synth.eicu_quirks import EicuQuirkRates
+from m4bench.sources.synth.shaping import NO_TARGETS, Targets
 
 COHORT_STREAM = 0
 FIRST_STAY_ID = 141_168
@@ -54,6 +55,7 @@ class EicuCohort:
     gcs_recovery_minutes: np.ndarray
     hospital_id: np.ndarray
     urine_ml_per_hour: np.ndarray
+    targets: Targets = NO_TARGETS  # the coverage needs engineered into some of the stays
 
     @property
     def n(self) -> int:

@@ -50,7 +50,9 @@ def _urine_tails(
 def intakeoutput(cohort: EicuCohort, rng: np.random.Generator, q: EicuQuirkRates) -> dict[str, Any]:
     """Every intakeoutput column except ``intakeoutputid`` for one chunk."""
     n = cohort.n
-    has_output = rng.random(n) >= q.io_no_urine
+    # engineered stays with a banded urine total chart it once per row, all of it counted
+    banded = cohort.targets.flag(n, lambda need: "urine_24h" in need.values)
+    has_output = (rng.random(n) >= q.io_no_urine) | banded
     step = rng.choice(np.array([60, 120, 240]), n)
     start = np.where(cohort.chart_start < 0, cohort.chart_start, rng.integers(0, 90, n))
     start = np.where(rng.random(n) < 0.05, 0, start)
@@ -60,9 +62,10 @@ def intakeoutput(cohort: EicuCohort, rng: np.random.Generator, q: EicuQuirkRates
     urine_ml = (
         cohort.urine_ml_per_hour[owner] * step[owner] / 60 * rng.uniform(0.5, 1.5, owner.size)
     )
+    urine_ml = cohort.targets.total("urine_24h", owner, offset / 60, urine_ml)
     urine_ml = np.maximum(np.round(urine_ml), 1.0)
     tails = _urine_tails(rng, owner, has_output, q)
-    again = rng.random(owner.size) < q.io_same_offset
+    again = (rng.random(owner.size) < q.io_same_offset) & ~banded[owner]
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = [
         (owner, offset, urine_ml, np.full(owner.size, URINE), tails),
         (
@@ -73,7 +76,7 @@ def intakeoutput(cohort: EicuCohort, rng: np.random.Generator, q: EicuQuirkRates
             tails[again],
         ),
     ]
-    excluded = rng.random(owner.size) < q.io_excluded_foley
+    excluded = (rng.random(owner.size) < q.io_excluded_foley) & ~banded[owner]
     parts.append(
         (
             owner[excluded],

@@ -111,12 +111,17 @@ def _noisy(
     decimals: int = 0,
     absurd: tuple[float, ...] = (),
     score_floor: float | None = None,
+    banded: tuple[EicuCohort, str] | None = None,
 ) -> None:
     """Add a block with junk text, impossible values and duplicates at the quirk rates.
 
     A duplicate repeats its row at the same offset with a slightly different value; for
     scores (``score_floor`` set) it is the same or one point lower, never below the floor.
+    With ``banded`` (the cohort and a signal), ``value`` is first shaped onto the bands of
+    the chunk's engineered stays, and so are the duplicates.
     """
+    if banded is not None:
+        value = banded[0].targets.shape(banded[1], owner, offset / 60, value)
     text = np.full(owner.size, None, dtype=object)
     junk = rng.random(owner.size) < quirks.chart_junk
     text[junk] = pick(rng, v.CHART_JUNK, int(junk.sum()))
@@ -130,6 +135,8 @@ def _noisy(
     else:
         lower = value[dup] - (rng.random(int(dup.sum())) < 0.3)
         again = np.maximum(lower, np.minimum(value[dup], score_floor))
+    if banded is not None:
+        again = banded[0].targets.shape(banded[1], owner[dup], offset[dup] / 60, again)
     rows.add(triple, owner[dup], offset[dup], again, decimals)
 
 
@@ -147,12 +154,16 @@ def _vitals(
     hr = hr_base[owner] + rng.normal(0, 8, owner.size)
     brady = (s[owner] > 0.5) & (rng.random(owner.size) < 0.004)
     hr = np.where(brady, rng.uniform(26, 33, owner.size), np.clip(hr, 30, 220))
-    _noisy(rows, rng, quirks, (v.CAT_VITALS, *v.HR), owner, offset, np.round(hr), absurd=(0, 300))
+    hr = np.round(cohort.targets.shape("heart_rate", owner, offset / 60, hr))
+    _noisy(rows, rng, quirks, (v.CAT_VITALS, *v.HR), owner, offset, hr, absurd=(0, 300),
+           banded=(cohort, "heart_rate"))  # fmt: skip
     tachypnoea = rng.random(n) < 0.04 + 0.2 * s
     rr_base = np.where(tachypnoea, rng.uniform(27, 42, n), 15 + 12 * s + rng.normal(0, 3, n))
     rr_sd = np.where(tachypnoea, 2.0, 3.5)[owner]
     rr = np.clip(rr_base[owner] + rng.normal(0, 1, owner.size) * rr_sd, 3, 58)
-    _noisy(rows, rng, quirks, (v.CAT_VITALS, *v.RR), owner, offset, np.round(rr), absurd=(0, 80))
+    rr = np.round(cohort.targets.shape("resp_rate", owner, offset / 60, rr))
+    _noisy(rows, rng, quirks, (v.CAT_VITALS, *v.RR), owner, offset, rr, absurd=(0, 80),
+           banded=(cohort, "resp_rate"))  # fmt: skip
     spo2 = np.clip(97.5 - 6 * s[owner] + rng.normal(0, 2, owner.size), 70, 100)
     rows.add((v.CAT_VITALS, *v.SPO2), owner, offset, np.round(spo2))
 
@@ -173,13 +184,15 @@ def _blood_pressure(
     mean = np.where(crash, rng.uniform(18, 50, owner.size), mean)
     hyper = rng.random(owner.size) < 0.004
     mean = np.where(hyper, rng.uniform(140, 175, owner.size), mean)
+    mean = cohort.targets.shape("mbp", owner, offset / 60, mean)
     sys = mean + 30 + rng.normal(0, 6, owner.size)
     dia = (3 * mean - sys) / 2
     nibp = rng.random(owner.size) < 0.8
     o, t = owner[nibp], offset[nibp]
     rows.add((v.CAT_VITALS, *v.NIBP_SYS), o, t, np.round(sys[nibp]))
     rows.add((v.CAT_VITALS, *v.NIBP_DIA), o, t, np.round(dia[nibp]))
-    _noisy(rows, rng, quirks, (v.CAT_VITALS, *v.NIBP_MEAN), o, t, mean[nibp], 0, absurd=(0, 300))
+    _noisy(rows, rng, quirks, (v.CAT_VITALS, *v.NIBP_MEAN), o, t, mean[nibp], 0, absurd=(0, 300),
+           banded=(cohort, "mbp"))  # fmt: skip
     art_line = (cohort.ventilated | cohort.vasopressor | (s > 0.6)) & (rng.random(n) < 0.75)
     family = rng.integers(0, 3, n)
     arterial = art_line[owner]
@@ -195,7 +208,8 @@ def _blood_pressure(
     ):
         pick_rows = arterial & (family[owner] == fam)
         o, t = owner[pick_rows], offset[pick_rows]
-        _noisy(rows, rng, quirks, triple, o, t, ibp[pick_rows], 4, absurd=(0, 300))
+        _noisy(rows, rng, quirks, triple, o, t, ibp[pick_rows], 4, absurd=(0, 300),
+               banded=(cohort, "mbp"))  # fmt: skip
         if fam == 0:
             rows.add((v.CAT_VITALS, *v.IBP_SYS), o, t, np.round(sys[pick_rows] - 2))
             rows.add((v.CAT_VITALS, *v.IBP_DIA), o, t, np.round(dia[pick_rows] - 2))
@@ -214,9 +228,13 @@ def _temperature(
     fever = np.where(rng.random(n) < 0.5, 2.2 * s, -2.0 * s**2)
     base = 36.9 + fever + rng.normal(0, 0.3, n)
     celsius = np.clip(base[owner] + rng.normal(0, 0.45, owner.size), 30.0, 42.5)
+    celsius = cohort.targets.shape("temperature", owner, offset / 60, celsius)
     swap = rng.random(owner.size) < quirks.temperature_unit_swap
+    banded = cohort.targets.window(owner, offset / 60, lambda need: "temperature" in need.values)
+    swap &= ~banded  # an engineered stay's temperatures stay in the Celsius label's unit
     charted = np.where(swap, celsius * 9 / 5 + 32, celsius)
-    _noisy(rows, rng, quirks, (v.CAT_VITALS, *v.TEMP_C), owner, offset, charted, 1)
+    _noisy(rows, rng, quirks, (v.CAT_VITALS, *v.TEMP_C), owner, offset, charted, 1,
+           banded=(cohort, "temperature"))  # fmt: skip
     f_stay = rng.random(n) < quirks.temperature_f_label
     f_rows = f_stay[owner]
     fahrenheit = celsius[f_rows] * 9 / 5 + 32

@@ -53,29 +53,27 @@ def vitals(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRate
     hr_tl = timeline(rng, s, every, -1.0, s.los_h + 0.5, 1.0, q.off_hour_time)
     sev = s.severity_at(hr_tl.stay, hr_tl.hours)
     stay_hr = rng.normal(0, 8, len(s))
+    hr = np.clip(78 + 35 * sev + stay_hr[hr_tl.stay] + rng.normal(0, 6, len(hr_tl)), 35, 190)
     rows.numeric(
-        hr_tl,
-        220045,
-        np.clip(78 + 35 * sev + stay_hr[hr_tl.stay] + rng.normal(0, 6, len(hr_tl)), 35, 190),
-        "bpm",
-        0,
+        hr_tl, 220045, s.targets.shape("heart_rate", hr_tl.stay, hr_tl.hours, hr), "bpm", 0
     )
     tl = timeline(rng, s, every, 0.0, s.los_h, 1.0, q.off_hour_time)
     sev = s.severity_at(tl.stay, tl.hours)
-    rows.numeric(
-        tl, 220210, np.clip(15 + 14 * sev + rng.normal(0, 3, len(tl)), 5, 60), "insp/min", 0
-    )
+    rr = np.clip(15 + 14 * sev + rng.normal(0, 3, len(tl)), 5, 60)
+    rows.numeric(tl, 220210, s.targets.shape("resp_rate", tl.stay, tl.hours, rr), "insp/min", 0)
     rows.numeric(tl, 220277, np.clip(98 - 9 * sev + rng.normal(0, 1.8, len(tl)), 70, 100), "%", 0)
     _blood_pressure(rng, s, rows, q)
     _temperature(rng, s, rows, q)
     gl = timeline(rng, s, every, 1.0, s.los_h, 6.0, q.off_hour_time)
-    rows.numeric(gl, 225664, np.clip(rng.lognormal(np.log(135), 0.3, len(gl)), 40, 600), "mg/dL", 0)
+    _glucose(s, rows, gl, 225664, np.clip(rng.lognormal(np.log(135), 0.3, len(gl)), 40, 600))
     serum = timeline(rng, s, rng.random(len(s)) < 0.3, 2.0, s.los_h, 12.0, 0.5)
-    rows.numeric(
-        serum, 220621, np.clip(rng.lognormal(np.log(130), 0.3, len(serum)), 40, 600), "mg/dL", 0
-    )
+    _glucose(s, rows, serum, 220621, np.clip(rng.lognormal(np.log(130), 0.3, len(serum)), 40, 600))
     wb = timeline(rng, s, rng.random(len(s)) < 0.05, 3.0, s.los_h, 24.0, 0.5)
-    rows.numeric(wb, 226537, np.clip(rng.lognormal(np.log(140), 0.3, len(wb)), 40, 600), "mg/dL", 0)
+    _glucose(s, rows, wb, 226537, np.clip(rng.lognormal(np.log(140), 0.3, len(wb)), 40, 600))
+
+
+def _glucose(s: StayState, rows: ChartRows, tl: Timeline, itemid: int, values: np.ndarray) -> None:
+    rows.numeric(tl, itemid, s.targets.shape("glucose", tl.stay, tl.hours, values), "mg/dL", 0)
 
 
 def _blood_pressure(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> None:
@@ -105,8 +103,11 @@ def _bp_trio(
         & (tl.hours <= s.pressor_off[tl.stay])
     )
     mbp = np.clip(91 - 22 * sev - 6 * on_pressor + rng.normal(0, 5.5, len(tl)), 35, 150)
-    sbp = mbp + rng.uniform(25, 50, len(tl))
-    dbp = np.maximum(mbp - rng.uniform(10, 22, len(tl)), 20)
+    mbp = s.targets.shape("mbp", tl.stay, tl.hours, mbp)
+    sbp = s.targets.shape("sbp", tl.stay, tl.hours, mbp + rng.uniform(25, 50, len(tl)))
+    # for the stays whose pressures are shaped, keep diastolic below mean and systolic
+    dbp = np.minimum(np.maximum(mbp - rng.uniform(10, 22, len(tl)), 20), mbp - 2)
+    dbp = np.minimum(dbp, sbp - 10)
     rows.numeric(tl, items[0], sbp, "mmHg", 0)
     rows.numeric(tl, items[1], dbp, "mmHg", 0)
     rows.numeric(tl, items[2], mbp, "mmHg", 0)
@@ -121,6 +122,7 @@ def _temperature(rng: np.random.Generator, s: StayState, rows: ChartRows, q: Qui
         33.0,
         41.5,
     )
+    celsius = s.targets.shape("temperature", tl.stay, tl.hours, celsius)
     in_c = rng.random(len(tl)) < 0.15
     swap = rng.random(len(tl)) < q.temperature_unit_swap
     f_item = ~in_c
@@ -132,8 +134,14 @@ def _temperature(rng: np.random.Generator, s: StayState, rows: ChartRows, q: Qui
 
 
 def gcs(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> None:
-    """GCS trios every ~3 h; 'No Response-ETT' while intubated; some partial charttimes."""
-    tl = timeline(rng, s, np.ones(len(s), bool), 0.0, s.los_h, 3.0, q.off_hour_time)
+    """GCS trios every ~3 h; 'No Response-ETT' while intubated; some partial charttimes.
+
+    Engineered stays may chart a fixed trio through their window, chart none in it, or
+    start charting two hours before ICU admission.
+    """
+    early = s.targets.flag(len(s), lambda need: need.gcs_charting == "before-icu")
+    tl = timeline(rng, s, np.ones(len(s), bool), np.where(early, -2.0, 0.0), s.los_h, 3.0,
+                  q.off_hour_time)  # fmt: skip
     n = len(tl)
     sev = s.severity_at(tl.stay, tl.hours)
     impaired = s.gcs_loss[tl.stay] > 0
@@ -153,15 +161,36 @@ def gcs(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) 
     keep_e = ~partial | (which == 0)
     keep_v = ~partial | (which == 1)
     keep_m = ~partial | (which != 1)
+    intubated &= rng.random(n) < 0.85  # some sedated patients are charted 'No Response'
+    eyes, verbal, motor, intubated = _fixed_trios(s, tl, (eyes, verbal, motor), intubated)
+    charted = ~s.targets.window(tl.stay, tl.hours, lambda need: need.gcs_charting == "none")
+    keep_e, keep_v, keep_m = keep_e & charted, keep_v & charted, keep_m & charted
     eye_text = np.array([t for _, t in GCS_EYES], dtype=object)[4 - eyes]
     rows.text(tl.take(keep_e), 220739, eye_text[keep_e], eyes[keep_e])
     verbal_text = np.array([t for _, t in GCS_VERBAL], dtype=object)[5 - verbal]
-    intubated &= rng.random(n) < 0.85  # some sedated patients are charted 'No Response'
     verbal_text = np.where(intubated, GCS_VERBAL_ETT, verbal_text)
     verbal_num = np.where(intubated, 1, verbal)
     rows.text(tl.take(keep_v), 223900, verbal_text[keep_v], verbal_num[keep_v])
     motor_text = np.array([t for _, t in GCS_MOTOR], dtype=object)[6 - motor]
     rows.text(tl.take(keep_m), 223901, motor_text[keep_m], motor[keep_m])
+
+
+def _fixed_trios(
+    s: StayState,
+    tl: Timeline,
+    trio: tuple[np.ndarray, np.ndarray, np.ndarray],
+    intubated: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Eyes, verbal, motor and intubation with the fixed trios of engineered stays."""
+    fixed = s.targets.window(tl.stay, tl.hours, lambda need: need.gcs is not None)
+    if not fixed.any():
+        return (*trio, intubated)
+    wanted = np.zeros((len(s), 3), dtype=int)
+    for stay, need in s.targets.needs.items():
+        if need.gcs is not None:
+            wanted[stay] = need.gcs
+    parts = tuple(np.where(fixed, wanted[tl.stay, k], part) for k, part in enumerate(trio))
+    return parts[0], parts[1], parts[2], intubated & ~fixed
 
 
 def body_size(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> None:

@@ -33,6 +33,12 @@ from m4bench.sources.synth.core import (
     staged_source,
     stream_rng,
 )
+from m4bench.sources.synth.coverage_needs import dataset_needs
+from m4bench.sources.synth.coverage_plan import (
+    Placement,
+    coverage_parameters,
+    unplaced_in_chunks,
+)
 from m4bench.sources.synth.mimic_chartevents import chartevents_chunk
 from m4bench.sources.synth.mimic_cohort import (
     DEFAULT_STAYS,
@@ -43,6 +49,11 @@ from m4bench.sources.synth.mimic_cohort import (
 )
 from m4bench.sources.synth.mimic_dates import datetimeevents_chunk
 from m4bench.sources.synth.mimic_emar import emar_tables
+from m4bench.sources.synth.mimic_engineered import (
+    conditions_for_needs,
+    engineer_state,
+    place_needs,
+)
 from m4bench.sources.synth.mimic_infection import (
     infection_plan,
     micro_chunk,
@@ -141,10 +152,21 @@ ChartSpec = tuple[int, int, int, QuirkRates]  # seed, chunk, stays in the source
 
 
 @lru_cache(maxsize=1)
-def _context(seed: int, n_stays: int, quirks: QuirkRates) -> tuple[Cohort, np.ndarray]:
-    """The cohort and its chronic conditions (the same in every process that draws them)."""
+def _context(seed: int, n_stays: int, quirks: QuirkRates) -> tuple[Cohort, np.ndarray, Placement]:
+    """The cohort, its chronic conditions and the hosts of the coverage needs (the same in
+    every process that draws them)."""
     cohort = build_cohort(seed, n_stays, quirks)
-    return cohort, subject_conditions(seed, cohort)
+    placement = place_needs(seed, cohort)
+    conditions = subject_conditions(seed, cohort)
+    conditions_for_needs(cohort, placement, conditions)
+    return cohort, conditions, placement
+
+
+def _state(seed: int, chunk: int, n_stays: int, quirks: QuirkRates) -> StayState:
+    """The latent state of one chunk of stays, its engineered stays included."""
+    cohort, conditions, placement = _context(seed, n_stays, quirks)
+    stays = _chunk_stays(cohort, chunk)
+    return engineer_state(stay_state(seed, chunk, cohort, stays, conditions), placement, stays)
 
 
 def _chunk_stays(cohort: Cohort, chunk: int) -> np.ndarray:
@@ -154,25 +176,20 @@ def _chunk_stays(cohort: Cohort, chunk: int) -> np.ndarray:
 def chart_chunk(spec: ChartSpec) -> dict[str, Any]:
     """The chartevents columns of one chunk of stays; any process can build any chunk."""
     seed, chunk, n_stays, quirks = spec
-    cohort, conditions = _context(seed, n_stays, quirks)
+    cohort, _, _ = _context(seed, n_stays, quirks)
     stays = _chunk_stays(cohort, chunk)
-    state = stay_state(seed, chunk, cohort, stays, conditions)
+    state = _state(seed, chunk, n_stays, quirks)
     rng = stream_rng(seed, _CHUNK_STREAMS["chart"], chunk)
     return chartevents_chunk(rng, state, _stay_ids(cohort, stays), quirks)
 
 
 def _stay_chunk(
-    seed: int,
-    chunk: int,
-    cohort: Cohort,
-    conditions: np.ndarray,
-    sinks: _Sinks,
-    quirks: QuirkRates,
-    acute: np.ndarray,
+    seed: int, chunk: int, n_stays: int, sinks: _Sinks, quirks: QuirkRates, acute: np.ndarray
 ) -> None:
     """Every event table but chartevents of one chunk of ICU stays."""
+    cohort, _, _ = _context(seed, n_stays, quirks)
     stays = _chunk_stays(cohort, chunk)
-    state = stay_state(seed, chunk, cohort, stays, conditions)
+    state = _state(seed, chunk, n_stays, quirks)
     ids = _stay_ids(cohort, stays)
     adm = cohort.stays.adm[stays]
     admit, disch = cohort.admissions.admittime[adm], cohort.admissions.dischtime[adm]
@@ -336,6 +353,7 @@ def synthesize_mimic_iv(
     )
     check_free_space(home, sizes, BYTES_PER_STAY, "MIMIC-IV")
     quirks = quirks or QuirkRates()
+    needs = dataset_needs("mimic-iv")
     with staged_source(home, name, force) as stage:
         layout = SourceLayout(stage.staging)
         manifest = SourceManifest(
@@ -351,6 +369,7 @@ def synthesize_mimic_iv(
                 "stays": sizes.stays,
                 "scale": round(sizes.scale, 6),
                 "quirks": quirks.model_dump_json(),
+                **coverage_parameters(needs, unplaced_in_chunks(needs, [sizes.stays])),
             },
         )
         _build(seed, sizes.stays, quirks, layout, manifest, progress, workers)
@@ -383,7 +402,7 @@ def _build_chunks(
     show: bool,
     workers: int,
 ) -> None:
-    cohort, conditions = _context(seed, n_stays, quirks)
+    cohort, conditions, _ = _context(seed, n_stays, quirks)
     acute = np.zeros((len(cohort.admissions), 3), dtype=bool)
     n_chunks = -(-len(cohort.stays) // CHUNK_STAYS)
     n_ward = -(-int((~cohort.admissions.is_icu).sum()) // CHUNK_ADMISSIONS)
@@ -394,7 +413,7 @@ def _build_chunks(
         charts = ordered_map(chart_chunk, specs, workers if n_chunks > 1 else 1)
         for chunk, chart in enumerate(charts):
             sinks.write("mimiciv_icu.chartevents", chart)
-            _stay_chunk(seed, chunk, cohort, conditions, sinks, quirks, acute)
+            _stay_chunk(seed, chunk, n_stays, sinks, quirks, acute)
             bar.advance(task)
         for chunk in range(n_ward):
             _ward_chunk(seed, chunk, cohort, conditions, sinks, quirks)

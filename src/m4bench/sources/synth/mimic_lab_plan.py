@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from m4bench.sources.synth.core import QuirkRates
+from m4bench.sources.synth.coverage_needs import Need
 from m4bench.sources.synth.mimic_cohort import HOUR
 from m4bench.sources.synth.mimic_events import Timeline, events_at, timeline
 from m4bench.sources.synth.mimic_lab_routine import (
@@ -21,6 +22,13 @@ from m4bench.sources.synth.mimic_resp import fio2_values
 from m4bench.sources.synth.mimic_vocab import BG_SPECIMENS_OTHER
 
 NAN = np.nan
+# the items of each panel a coverage need may band, by signal
+CHEM_SIGNALS = {"sodium": 50983, "potassium": 50971, "bicarbonate": 50882, "glucose": 50931,
+                "bun": 51006}  # fmt: skip
+CBC_SIGNALS = {"hematocrit": 51221, "wbc": 51301, "platelets": 51265}
+GAS_SIGNALS = {"ph": 50820, "pco2": 50818, "glucose": 50809, "sodium": 50824,
+               "potassium": 50822, "hematocrit": 50810}  # fmt: skip
+GAS_NEEDS = ("ph", "pco2", "po2", "aado2")
 ICU_DRAW_HOURS = 12.0  # chemistry and blood count in the ICU
 WARD_DAYS_BEFORE_H = -(7 * 24 + 12)  # ward draws of ICU admissions end before the look-backs
 
@@ -104,13 +112,25 @@ def _chem_cbc(
     cr = creatinine_course(
         s.cr_base[tl.stay], s.aki_stage[tl.stay], s.aki_peak_h[tl.stay], tl.hours
     )
-    cr = cr * rng.normal(1, 0.04, len(tl))
+    cr = s.targets.shape("creatinine", tl.stay, tl.hours, cr * rng.normal(1, 0.04, len(tl)))
     platelets = s.platelet_base[tl.stay] * (1 - 0.15 * sev)
     infected = s.infection[tl.stay] & (tl.hours > s.infection_h[tl.stay] - 12)
     chem, cbc = panel_values(rng, sev, cr, platelets, infected, s.hct_base[tl.stay])
+    shape_items(s, tl, chem, CHEM_SIGNALS)
+    shape_items(s, tl, cbc, CBC_SIGNALS)
+    chem[50868] = np.round(chem[50983] - chem[50902] - chem[50882])
+    cbc[51222], cbc[51279] = cbc[51221] / 3.0, cbc[51221] / 9.5
     null_hadm = _null_hadm(rng, tl, admit, disch, q)
     rows.panel(rng, tl, chem, null_hadm, q)
     rows.panel(rng, tl, cbc, null_hadm, q)
+
+
+def shape_items(
+    s: StayState, tl: Timeline, items: dict[int, np.ndarray], signals: dict[str, int]
+) -> None:
+    """Map the banded items of engineered stays onto their bands (in place)."""
+    for signal, itemid in signals.items():
+        items[itemid] = s.targets.shape(signal, tl.stay, tl.hours, items[itemid])
 
 
 def _daily_panels(
@@ -122,6 +142,7 @@ def _daily_panels(
     inr = np.clip(
         1.05 + 0.25 * (liver - 1) * rng.uniform(0.5, 1.5, n) + 0.8 * sev * rng.random(n), 0.8, 9
     )
+    inr = s.targets.shape("inr", tl.stay, tl.hours, inr)
     rows.panel(
         rng,
         tl,
@@ -129,24 +150,32 @@ def _daily_panels(
         null_hadm,
         QuirkRates(),
     )
-    lft = rng.random(n) < 0.6
+    lft = (rng.random(n) < 0.6) | s.targets.window(tl.stay, tl.hours, _liver_need)
     bili = np.clip(rng.lognormal(np.log(0.6), 0.4, n) * liver * (1 + sev), 0.1, 45)
+    liver_tl = tl.take(lft)
     rows.panel(
         rng,
-        tl.take(lft),
+        liver_tl,
         {
-            50885: bili[lft],
+            50885: s.targets.shape("bilirubin", liver_tl.stay, liver_tl.hours, bili[lft]),
             50861: rng.lognormal(np.log(30), 0.7, int(lft.sum())) * (1 + 3 * sev[lft]),
             50878: rng.lognormal(np.log(35), 0.7, int(lft.sum())) * (1 + 3 * sev[lft]),
             50863: rng.lognormal(np.log(90), 0.4, int(lft.sum())),
-            50862: np.clip(rng.normal(3.4 - 1.3 * sev[lft], 0.4), 1.0, 5.2),
+            50862: s.targets.shape(
+                "albumin",
+                liver_tl.stay,
+                liver_tl.hours,
+                np.clip(rng.normal(3.4 - 1.3 * sev[lft], 0.4), 1.0, 5.2),
+            ),
         },
         null_hadm[lft],
         QuirkRates(),
     )
     septic = s.infection[tl.stay] & (sev > 0.35) & (rng.random(n) < 0.5)
     bands = np.where(septic, rng.uniform(6, 30, n), rng.uniform(0, 5, n))
-    diff = rng.random(n) < 0.7
+    bands = s.targets.shape("bands", tl.stay, tl.hours, bands)
+    banded = s.targets.window(tl.stay, tl.hours, lambda need: "bands" in need.values)
+    diff = (rng.random(n) < 0.7) | banded
     neut = rng.uniform(55, 88, n)
     rows.panel(
         rng,
@@ -163,6 +192,14 @@ def _daily_panels(
         QuirkRates(),
     )
     _markers(rng, s, tl, sev, null_hadm, rows)
+
+
+def _liver_need(need: Need) -> bool:
+    return "bilirubin" in need.values or "albumin" in need.values
+
+
+def _gas_need(need: Need) -> bool:
+    return any(signal in need.values for signal in GAS_NEEDS)
 
 
 def _markers(
@@ -209,12 +246,14 @@ def _blood_gases(
 ) -> None:
     n = len(s)
     vented = timeline(rng, s, s.vent, s.vent_on, s.vent_off, 6.0, 1.0)
+    # engineered stays off the ventilator with banded gases get three in their first day
+    banded = s.targets.flag(n, _gas_need) & ~s.vent
     others = events_at(
         rng,
         s.intime,
-        np.where(s.vent, 0, (rng.random(n) < 0.35) * rng.integers(1, 4, n)),
-        np.full(n, -4.0),
-        np.maximum(s.los_h, 1.0),
+        np.where(s.vent, 0, (rng.random(n) < 0.35) * rng.integers(1, 4, n)) + 3 * banded,
+        np.where(banded, 1.0, -4.0),
+        np.where(banded, 23.0, np.maximum(s.los_h, 1.0)),
     )
     for tl, on_vent in ((vented, True), (others, False)):
         if len(tl) == 0:
@@ -222,12 +261,16 @@ def _blood_gases(
         m = len(tl)
         sev = s.severity_at(tl.stay, np.maximum(tl.hours, 0))
         arterial = rng.random(m) < (0.85 if on_vent else 0.55)
+        arterial |= s.targets.window(tl.stay, tl.hours, _gas_need)
         no_type = rng.random(m) < 0.08
+        no_type &= ~s.targets.window(tl.stay, tl.hours, _gas_need)
         fio2 = np.where(
             on_vent, np.clip(30 + 60 * sev + rng.normal(0, 8, m), 21, 100), rng.uniform(21, 50, m)
         )
+        fio2 = s.targets.shape("fio2", tl.stay, tl.hours, fio2)
         pf = np.clip(rng.normal(450 - 340 * sev, 50), 50, 550)
         po2 = np.where(arterial, pf * fio2 / 100, rng.uniform(25, 50, m))
+        po2 = s.targets.shape("po2", tl.stay, tl.hours, po2)
         null_hadm = _null_hadm(rng, tl, admit, disch, q)
         spec = rows.panel(
             rng, tl, _gas_items(rng, s, tl, sev, fio2, po2, arterial, on_vent, q), null_hadm, q
@@ -238,6 +281,7 @@ def _blood_gases(
         typed = ~no_type
         rows.text_item(tl.take(typed), spec[typed], null_hadm[typed], 52033, kind[typed])
         pair = arterial & (rng.random(m) < q.bg_simultaneous_venous)
+        pair &= ~s.targets.window(tl.stay, tl.hours, _gas_need)  # banded gases stand alone
         if pair.any():
             ven = tl.take(pair)
             vspec = rows.panel(
@@ -275,7 +319,9 @@ def _gas_items(
 
     oxygen = np.where(rng.random(m) < (0.6 if on_vent else 0.15), fio2_values(rng, fio2, q), NAN)
     aado2 = fio2 / 100 * 713 - rng.normal(40, 6, m) / 0.8 - po2
-    return {
+    aado2 = s.targets.shape("aado2", tl.stay, tl.hours, aado2)
+    gradient = s.targets.window(tl.stay, tl.hours, lambda need: "aado2" in need.values)
+    items = {
         50821: po2,
         50818: np.clip(rng.normal(40 + 8 * sev, 7), 15, 110),
         50820: np.clip(rng.normal(7.41 - 0.16 * sev, 0.05), 6.8, 7.7),
@@ -286,7 +332,9 @@ def _gas_items(
         ),
         50816: oxygen,
         50801: np.where(
-            on_vent & (fio2 >= 50) & arterial & (rng.random(m) < 0.6), np.clip(aado2, 20, 650), NAN
+            on_vent & (fio2 >= 50) & arterial & ((rng.random(m) < 0.6) | gradient),
+            np.clip(aado2, 20, 650),
+            NAN,
         ),
         50817: some(0.3, np.clip(rng.normal(95, 3, m), 60, 100)),
         50809: some(0.2, rng.lognormal(np.log(135), 0.3, m)),
@@ -303,6 +351,8 @@ def _gas_items(
         50815: some(0.03 if on_vent else 0.2, rng.uniform(2, 12, m)),
         50819: some(0.3 if on_vent else 0.0, np.round(rng.uniform(5, 14, m))),
     }
+    shape_items(s, tl, items, GAS_SIGNALS)
+    return items
 
 
 def ward_labs(

@@ -9,11 +9,13 @@ infections and outcome stay mutually consistent.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 
 from m4bench.sources.synth.core import at_least_one, stream_rng
 from m4bench.sources.synth.mimic_cohort import HOUR, Cohort
+from m4bench.sources.synth.shaping import NO_TARGETS, Targets
 
 STREAM_CONDITIONS = 3
 STREAM_LATENT = 4
@@ -97,6 +99,7 @@ class StayState:
     art_line: np.ndarray
     cvicu: np.ndarray
     hct_base: np.ndarray  # haematocrit before the acute illness
+    targets: Targets = NO_TARGETS  # the coverage needs engineered into some of the stays
 
     def __len__(self) -> int:
         return len(self.intime)
@@ -163,9 +166,31 @@ def _gcs_loss(rng: np.random.Generator, sev0: np.ndarray) -> np.ndarray:
     return out
 
 
+class _Support(TypedDict):
+    vent: np.ndarray
+    vent_on: np.ndarray
+    vent_off: np.ndarray
+    trach: np.ndarray
+    niv: np.ndarray
+    hfnc: np.ndarray
+    oxygen: np.ndarray
+    pressor: np.ndarray
+    pressor_on: np.ndarray
+    pressor_off: np.ndarray
+
+
+class _Kidney(TypedDict):
+    cr_base: np.ndarray
+    aki_stage: np.ndarray
+    crrt: np.ndarray
+    aki_peak_h: np.ndarray
+    ihd: np.ndarray
+    peritoneal: np.ndarray
+
+
 def _support(
     rng: np.random.Generator, sev0: np.ndarray, los_h: np.ndarray, cvicu: np.ndarray
-) -> dict[str, np.ndarray]:
+) -> _Support:
     """Respiratory support and vasopressors: who, and from/to when (hours after intime)."""
     n = len(sev0)
     vent, vent_on, vent_off, trach = _ventilation(rng, sev0, los_h, cvicu)
@@ -186,7 +211,7 @@ def _support(
     }  # fmt: skip
 
 
-def _kidney(rng: np.random.Generator, sev0: np.ndarray, cond: np.ndarray) -> dict[str, np.ndarray]:
+def _kidney(rng: np.random.Generator, sev0: np.ndarray, cond: np.ndarray) -> _Kidney:
     """Baseline creatinine (CKD raises it), the AKI stage reached and when, and CRRT."""
     n = len(sev0)
     ckd = cond[:, CONDITION_INDEX["renal"]] | cond[:, CONDITION_INDEX["ckd456"]]

@@ -39,6 +39,13 @@ def fio2_values(rng: np.random.Generator, percent: np.ndarray, q: QuirkRates) ->
     return out
 
 
+def _fio2(
+    rng: np.random.Generator, s: StayState, tl: Timeline, percent: np.ndarray, q: QuirkRates
+) -> np.ndarray:
+    """Charted FiO2: banded for engineered stays, then written with the quirks."""
+    return fio2_values(rng, s.targets.shape("fio2", tl.stay, tl.hours, percent), q)
+
+
 def respiratory(rng: np.random.Generator, s: StayState, rows: ChartRows, q: QuirkRates) -> None:
     n = len(s)
     trach_from = np.where(s.trach, s.vent_on + 0.5 * (s.vent_off - s.vent_on), s.vent_off)
@@ -59,8 +66,12 @@ def respiratory(rng: np.random.Generator, s: StayState, rows: ChartRows, q: Quir
     ox_start = np.where(s.niv, niv_off + 1, 0.0)
     _supplemental(rng, s, rows, q, s.oxygen | s.niv, ox_start, ox_end)
     room = ~(s.vent | s.niv | s.hfnc | s.oxygen) & (rng.random(n) < 0.3)
-    tl = timeline(rng, s, room, 1.0, s.los_h, 8.0, q.off_hour_time)
+    # engineered stays on room air chart an O2 flow of 0 with it, as real charting sometimes does
+    with_flow = s.targets.flag(n, lambda need: need.room_air_flow)
+    tl = timeline(rng, s, room | with_flow, 1.0, s.los_h, 8.0, q.off_hour_time)
     rows.text(tl, 226732, np.full(len(tl), DEVICE_NONE, dtype=object))
+    zero = tl.take(with_flow[tl.stay])
+    rows.numeric(zero, 223834, np.zeros(len(zero)), "L/min", 0)
 
 
 def _flow(
@@ -116,13 +127,8 @@ def _vent_settings(
         pick(rng, VENTILATOR_TYPES, int((tl.hours.astype(int) % 12 < 4).sum())),
     )
     sev = s.severity_at(tl.stay, tl.hours)
-    rows.numeric(
-        tl,
-        223835,
-        fio2_values(rng, np.clip(30 + 60 * sev + rng.normal(0, 8, n), 21, 100), q),
-        "%",
-        2,
-    )
+    fio2 = np.clip(30 + 60 * sev + rng.normal(0, 8, n), 21, 100)
+    rows.numeric(tl, 223835, _fio2(rng, s, tl, fio2, q), "%", 2)
     rows.numeric(
         tl, 220339, np.clip(np.round(5 + 10 * sev + rng.normal(0, 1.5, n)), 0, 24), "cmH2O", 0
     )
@@ -170,7 +176,7 @@ def _niv(
     rows.text(tl, 226732, kind)
     _flow(rng, rows, q, tl, 227582, 2, 15)
     sev = s.severity_at(tl.stay, tl.hours)
-    rows.numeric(tl, 223835, fio2_values(rng, np.clip(35 + 45 * sev, 21, 100), q), "%", 2)
+    rows.numeric(tl, 223835, _fio2(rng, s, tl, np.clip(35 + 45 * sev, 21, 100), q), "%", 2)
     ham = tl.take(rng.random(len(tl)) < 0.2)
     rows.text(
         ham,
@@ -191,7 +197,7 @@ def _hfnc(
     tl = timeline(rng, s, mask, on, off, 3.0, q.off_hour_time)
     rows.text(tl, 226732, np.full(len(tl), DEVICE_HFNC, dtype=object))
     _flow(rng, rows, q, tl, 223834, 30, 60)
-    rows.numeric(tl, 223835, fio2_values(rng, rng.uniform(40, 90, len(tl)), q), "%", 2)
+    rows.numeric(tl, 223835, _fio2(rng, s, tl, rng.uniform(40, 90, len(tl)), q), "%", 2)
 
 
 def _supplemental(

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from m4bench.sources.synth.core import QuirkRates, at_least_one, group_arange, seconds_to_us
+from m4bench.sources.synth.mimic_engineered import gives_agent
 from m4bench.sources.synth.mimic_events import Timeline, timeline
 from m4bench.sources.synth.mimic_infusions import infusion_columns
 from m4bench.sources.synth.mimic_latent import StayState
@@ -51,7 +52,10 @@ def outputevents_chunk(
 ) -> Columns:
     """Hourly Foley urine (zeros when anuric), voids, minor urine items and GU irrigation."""
     n = len(s)
-    foley = rng.random(n) < 0.85
+    # engineered stays with banded urine chart it all as hourly Foley output
+    banded = s.targets.flag(n, lambda need: "urine_rate" in need.values
+                            or "urine_24h" in need.values)  # fmt: skip
+    foley = (rng.random(n) < 0.85) | banded
     tl = timeline(rng, s, foley, -rng.uniform(0, 2, n), s.los_h, 1.0, q.off_hour_time)
     near_peak = np.abs(tl.hours - s.aki_peak_h[tl.stay]) < 18
     stage = np.where(near_peak, s.aki_stage[tl.stay], 0)
@@ -59,13 +63,15 @@ def outputevents_chunk(
         [stage == 3, stage == 2, stage == 1], [0.15, 0.35, 0.45], 1.0
     ) * rng.lognormal(0, 0.35, len(tl))
     anuric = s.crrt[tl.stay] & near_peak & (rng.random(len(tl)) < 0.7)
-    volume = np.where(anuric, 0.0, np.round(ml_kg_h * s.weight[tl.stay]))
+    ml_kg_h = s.targets.shape("urine_rate", tl.stay, tl.hours, np.where(anuric, 0.0, ml_kg_h))
+    volume = s.targets.total("urine_24h", tl.stay, tl.hours, ml_kg_h * s.weight[tl.stay])
+    volume = np.round(volume)
     voids = timeline(rng, s, ~foley, 1.0, s.los_h, 4.0, 1.0)
-    minor_stays = rng.random(n) < 0.08
+    minor_stays = (rng.random(n) < 0.08) & ~banded
     minor = timeline(rng, s, minor_stays, 0.5, s.los_h, 6.0, 1.0)
     # each minor urine route in turn, so all occur even in small cohorts
     route = np.cumsum(minor_stays) - 1
-    irrigated = rng.random(n) < 0.02
+    irrigated = (rng.random(n) < 0.02) & ~banded
     irr = timeline(rng, s, irrigated, 0.5, s.los_h, 2.0, 1.0)
     parts = [
         (tl, np.full(len(tl), 226559), volume),
@@ -97,10 +103,13 @@ def _infusions(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(stay, itemid, start hour, end hour) of every vasoactive infusion of the chunk."""
     stays, items, starts, ends = [], [], [], []
+    chosen = s.targets.flag(len(s), lambda need: need.vasoactive is not None)
     for itemid, share in DRUG_SHARE.items():
         gets = s.pressor & (rng.random(len(s)) < share)
         if itemid == 221986:
             gets = at_least_one(gets & (s.cvicu | (rng.random(len(s)) < 0.3)), s.pressor)
+        # engineered stays get exactly the agents their need names
+        gets = np.where(chosen, gives_agent(s.targets, len(s), itemid), gets)
         idx = np.flatnonzero(gets)
         lag = 0.0 if itemid == 221906 else 1.0
         on = s.pressor_on[idx] + rng.uniform(0, 3, len(idx)) * lag

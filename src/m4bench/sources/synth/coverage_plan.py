@@ -1,0 +1,155 @@
+"""Where the coverage needs go: one host stay per need in every block of stays.
+
+Stays are split into blocks of at least :data:`BLOCK_STAYS` (a source smaller than
+that is one block). Every block engineers each need of its dataset into one of its
+stays, so the share of engineered stays is the same at every size and every seed gets
+every need. At most one stay in ten of a block is engineered (:data:`MAX_SHARE`): a
+block too small for every need takes the first ones of the file, and the source says
+which needs (and so which bins) found no room.
+
+A need's host is one of the block's stays long enough for the need's window, picked
+among those whose latent severity lies in the need's range (else the closest), with
+a random tie-break from the seed: the same seed and size give the same hosts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from m4bench.sources.synth.coverage_needs import Dataset, Need, dataset_needs
+
+BLOCK_STAYS = 1_000
+MAX_SHARE = 0.1  # at most one stay in ten of a block is engineered
+NO_NEED = -1
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Which need each stay hosts (:data:`NO_NEED` for none), and the needs left out."""
+
+    host_need: np.ndarray
+    unplaced: tuple[Need, ...]
+
+    def hosts(self, stays: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(positions within ``stays``, need indices) of the hosts among ``stays``."""
+        need = self.host_need[stays]
+        at = np.flatnonzero(need != NO_NEED)
+        return at, need[at]
+
+
+def minimum_stays(needs: Sequence[Need]) -> int:
+    """The smallest block that holds every need."""
+    return math.ceil(len(needs) / MAX_SHARE)
+
+
+def block_edges(n: int) -> np.ndarray:
+    """Start and end of each block of ``n`` stays: ``n // 1000`` blocks (at least one)."""
+    count = max(1, n // BLOCK_STAYS)
+    return np.linspace(0, n, count + 1).round().astype(np.int64)
+
+
+def capacity(size: int) -> int:
+    """How many needs a block of ``size`` stays holds."""
+    return int(size * MAX_SHARE + 1e-9)
+
+
+def place(
+    needs: Sequence[Need],
+    rng: np.random.Generator,
+    severity: np.ndarray,
+    length_h: np.ndarray,
+    room_h: np.ndarray | None = None,
+) -> Placement:
+    """Hosts for ``needs`` among stays with these severities and lengths (hours).
+
+    ``room_h``: per stay, how many hours its admission could start earlier (for needs
+    with a long stay in hospital before the ICU); without it, no stay has room.
+    """
+    n = len(severity)
+    room = np.zeros(n) if room_h is None else room_h
+    host_need = np.full(n, NO_NEED, dtype=np.int64)
+    edges = block_edges(n)
+    placed = 0
+    for start, end in itertools.pairwise(edges):
+        fits = min(len(needs), capacity(int(end - start)))
+        key = rng.random(int(end - start))
+        free = np.ones(int(end - start), dtype=bool)
+        for index, need in enumerate(needs[:fits]):
+            fits_at = _fits(need, length_h[start:end], room[start:end])
+            pick = _pick(need, severity[start:end], fits_at, key, free)
+            free[pick] = False
+            host_need[start + pick] = index
+        placed = max(placed, fits)
+    return Placement(host_need, tuple(needs[placed:]))
+
+
+def _fits(need: Need, length_h: np.ndarray, room_h: np.ndarray) -> np.ndarray:
+    """Stays long enough for the need's window (and with room before them, if it asks)."""
+    fits = length_h >= need.span_hours
+    if need.pre_icu_days is not None:
+        fits &= room_h >= 24 * need.pre_icu_days + 24
+    out: np.ndarray = fits
+    return out
+
+
+def _pick(
+    need: Need, severity: np.ndarray, fits: np.ndarray, key: np.ndarray, free: np.ndarray
+) -> int:
+    """The free stay that suits ``need`` best: fitting, severity closest to its range."""
+    low, high = need.severity
+    distance = np.maximum(low - severity, 0) + np.maximum(severity - high, 0)
+    # free first, then fitting, then in (or nearest to) the severity range, then at random
+    rank = np.lexsort((key, distance, ~fits, ~free))
+    return int(rank[0])
+
+
+def unplaced_in_chunks(needs: Sequence[Need], chunk_sizes: Sequence[int]) -> tuple[Need, ...]:
+    """The needs no block of any chunk holds (chunks are placed one by one)."""
+    room = max(
+        (capacity(int(e - s)) for size in chunk_sizes for s, e in _pairs(block_edges(size))),
+        default=0,
+    )
+    return tuple(needs[room:])
+
+
+def _pairs(edges: np.ndarray) -> list[tuple[int, int]]:
+    return [(int(a), int(b)) for a, b in itertools.pairwise(edges)]
+
+
+def coverage_parameters(needs: Sequence[Need], unplaced: Sequence[Need]) -> dict[str, str | int]:
+    """What the manifest records: needs placed and the names of those left out."""
+    return {
+        "coverage_needs": len(needs) - len(unplaced),
+        "coverage_unplaced": ",".join(n.name for n in unplaced),
+    }
+
+
+def unplaced_note(dataset: str, stays: int, needs: Sequence[Need], unplaced: Sequence[Need]) -> str:
+    """A sentence saying which needs, and so which bins, a too-small source lacks."""
+    if not unplaced:
+        return ""
+    placed = {b for need in needs if need not in unplaced for b in need.bins}
+    bins = sorted({b for need in unplaced for b in need.bins} - placed)
+    label = {"mimic-iv": "MIMIC-IV", "eicu": "eICU-CRD"}.get(dataset, dataset)
+    return (
+        f"{stays:,} stays engineer {len(needs) - len(unplaced)} of the {len(needs)} rare "
+        f"{label} states (at most one stay in ten; all fit from {minimum_stays(needs):,} "
+        f"stays). Left out: {', '.join(n.name for n in unplaced)}; so these scoring bins "
+        f"may stay empty: {', '.join(bins)}"
+    )
+
+
+def coverage_note(dataset: Dataset, parameters: Mapping[str, object]) -> str:
+    """The note for a synthetic source's manifest parameters ("" when every need fits)."""
+    left_out = set(str(parameters.get("coverage_unplaced") or "").split(",")) - {""}
+    if not left_out:
+        return ""
+    needs = dataset_needs(dataset)
+    stays = parameters.get("stays")
+    count = stays if isinstance(stays, int) else 0
+    return unplaced_note(dataset, count, needs, [n for n in needs if n.name in left_out])
