@@ -26,6 +26,7 @@ from m4bench.sources.profile import SourceProfile, configured_rates, profile_sou
 from m4bench.sources.schema import MIMIC_IV, create_empty_tables
 from m4bench.sources.synth.eicu import synthesize_eicu
 from m4bench.sources.synth.eicu_quirks import EicuQuirkRates
+from m4bench.validity import audit
 
 runner = CliRunner()
 
@@ -356,12 +357,37 @@ def test_cli_prints_and_writes_json(
     target = tmp_path / "out" / "profile.json"
     home = str(eicu.layout.root.parent.parent)
     result = runner.invoke(
-        app, ["profile", "small-eicu", "--json", str(target), "--home", home], terminal_width=200
+        app,
+        ["profile", "small-eicu", "--json", str(target), "--no-bins", "--home", home],
+        terminal_width=200,
     )
     assert result.exit_code == 0, result.output
     assert "age_over_89" in result.output and "eicu_crd.nursecharting" in result.output
     written = SourceProfile.model_validate_json(target.read_text())
-    assert written == eicu_profile
+    assert written == eicu_profile and written.bins == []
+
+
+def test_cli_counts_the_stays_reaching_each_scoring_bin(eicu: Source, tmp_path: Path) -> None:
+    """Every bin of the dataset, with the rows the audit counts and, on a synthetic source,
+    the engineered states placed for it."""
+    target = tmp_path / "profile.json"
+    home = eicu.layout.root.parent.parent
+    result = runner.invoke(
+        app, ["profile", "small-eicu", "--json", str(target), "--home", str(home)],
+        terminal_width=250,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    bins = SourceProfile.model_validate_json(target.read_text()).bins
+    report = audit(eicu, home=DataHome(home))
+    assert [(b.family, b.name, b.rows) for b in bins] == [
+        (b.family, b.name, b.rows) for b in report.coverage
+    ]
+    served = {f"oasis/{b.name}": b.engineered for b in bins if b.engineered}
+    assert served["oasis/eicu-urineoutput-8"] == ["eicu-massive-diuresis"]
+    assert all(b.rows for b in bins if b.engineered)
+    reached = sum(1 for b in bins if b.rows)
+    assert f"scoring bins: {reached} of {len(bins)} reached" in result.output
+    assert "eicu-massive-diuresis" in result.output
 
 
 def test_cli_unknown_source_is_a_clear_error(tmp_path: Path) -> None:

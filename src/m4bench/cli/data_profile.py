@@ -12,7 +12,8 @@ from rich.table import Table
 from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.fileio import write_model
 from m4bench.sources.layout import load_source
-from m4bench.sources.profile import SourceProfile, profile_source
+from m4bench.sources.profile import BinReach, SourceProfile, profile_source
+from m4bench.validity.reach import reached_bins
 
 
 def profile_command(
@@ -23,12 +24,28 @@ def profile_command(
     items: Annotated[
         int, typer.Option("--items", help="Items shown per event table (the JSON has all).")
     ] = 25,
+    bins: Annotated[
+        bool,
+        typer.Option(
+            "--bins/--no-bins",
+            help="Count the rows reaching each scoring bin of the task catalog (builds the "
+            "concepts and ground truths that are not current).",
+        ),
+    ] = True,
     home: HomeOption = None,
 ) -> None:
-    """Profile a source: rows per table, items with value ranges, quirk rates present."""
-    source = load_source(resolve_home(home), name)
+    """Profile a source: rows per table, items with value ranges, quirk rates present, and
+    the rows reaching each scoring bin."""
+    data_home = resolve_home(home)
+    source = load_source(data_home, name)
     profile = profile_source(source, progress=True)
     console = make_console()
+    if bins:
+        with console.status("counting the rows reaching each scoring bin") as status:
+            reached = reached_bins(
+                source, home=data_home, on_step=lambda key: status.update(f"bins of {key}")
+            )
+        profile = profile.model_copy(update={"bins": reached})
     print_profile(console, profile, items)
     if json_file is not None:
         write_model(json_file, profile)
@@ -73,6 +90,19 @@ def print_profile(console: Console, profile: SourceProfile, items: int) -> None:
             quirk.description,
         )
     console.print(quirks)
+    if profile.bins:
+        console.print(bin_table(profile.bins))
+
+
+def bin_table(bins: list[BinReach]) -> Table:
+    """One row per scoring bin: the rows reaching it and the engineered states placed for it."""
+    reached = sum(1 for b in bins if b.rows)
+    grid = Table("family", "bin", "rows", "engineered for it")
+    grid.title = f"scoring bins: {reached} of {len(bins)} reached"
+    for b in bins:
+        rows = f"{b.rows:,}" if b.rows is not None else f"error: {b.error}"
+        grid.add_row(b.family, b.name, rows, ", ".join(b.engineered))
+    return grid
 
 
 def _number(value: float | None) -> str:

@@ -59,6 +59,19 @@ class QuirkStat(BaseModel):
     skipped: str | None = Field(default=None, description="why the detector did not run")
 
 
+class BinReach(BaseModel):
+    """Rows of the source reaching one scoring bin of the task catalog."""
+
+    family: str
+    name: str
+    reference: str
+    rows: int | None = Field(description="None when the bin's predicate failed to run")
+    engineered: list[str] = Field(
+        default_factory=list, description="engineered states a synthetic source placed for it"
+    )
+    error: str | None = None
+
+
 class SourceProfile(BaseModel):
     source: str
     dataset: str
@@ -67,6 +80,9 @@ class SourceProfile(BaseModel):
     tables: list[TableCount]
     items: list[ItemGroup]
     quirks: list[QuirkStat]
+    bins: list[BinReach] = Field(
+        default_factory=list, description="rows reaching each scoring bin (when counted)"
+    )
 
     def quirk(self, name: str) -> QuirkStat:
         for stat in self.quirks:

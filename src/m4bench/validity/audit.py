@@ -26,7 +26,7 @@ from m4bench.sources.layout import Source
 from m4bench.tasks.catalog import Catalog, Task, load_catalog
 from m4bench.tasks.mutants import Mutant, exempt_columns, task_mutants
 from m4bench.tasks.reference import ordered_query, output_columns
-from m4bench.validity.coverage import count_bin, load_coverage
+from m4bench.validity.coverage import task_bins
 from m4bench.validity.model import AuditReport, BinCoverage, MutantResult, TaskAudit
 
 StepHook = Callable[[str, int], None]  # (what is being done, total steps)
@@ -83,7 +83,7 @@ def audit(
                 outputs = _run_all(con, group[0], Path(scratch) / key.replace("/", "__"), step)
                 results += [_audit_task(task, truth, outputs) for task in group]
                 step(f"coverage {key}")
-                coverage += _coverage(group[0], truth, con)
+                coverage += task_bins(group[0], truth, con)
     finally:
         con.close()
     return AuditReport(
@@ -186,9 +186,3 @@ def _mutant_result(mutant: Mutant, score: Score | None, error: str | None) -> Mu
         duplicate_rows=score.keys.duplicate_rows,
         error=f"scoring failed: {score.failure}" if score.failure is not None else None,
     )
-
-
-def _coverage(task: Task, truth: Path, con: duckdb.DuckDBPyConnection) -> list[BinCoverage]:
-    reference = task.card.reference.file
-    bins = [b for b in load_coverage(task.family_dir) if b.reference == reference]
-    return [count_bin(task.family, b, truth, con) for b in bins]

@@ -32,6 +32,7 @@ import duckdb
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from m4bench.fileio import read_toml_model, reject_duplicate_names
+from m4bench.tasks.catalog import Task
 from m4bench.validity.model import BinCoverage
 
 COVERAGE_FILE = "coverage.toml"
@@ -96,3 +97,10 @@ def count_bin(
         exception=spec.exception,
         error=error,
     )
+
+
+def task_bins(task: Task, truth: Path, con: duckdb.DuckDBPyConnection) -> list[BinCoverage]:
+    """Rows reaching each bin of ``task``'s reference, its ground truth at ``truth``."""
+    reference = task.card.reference.file
+    bins = [b for b in load_coverage(task.family_dir) if b.reference == reference]
+    return [count_bin(task.family, b, truth, con) for b in bins]
