@@ -6,6 +6,8 @@ import pytest
 
 SOURCE = "synthetic-mimic-iv"
 TASK = "mimic-meld-24h"
+RAW_TASK = "mimic-meld-24h-raw"
+"""The raw variant: its database has no derived tables, so its oracle builds them."""
 MUTANT = "creatinine-not-capped"
 """A mutant of the task that moves its scores on the small source below."""
 

@@ -27,6 +27,7 @@ from m4bench.cli import data_synth as data_synth_cli
 from m4bench.cli import data_synth_eicu as data_synth_eicu_cli
 from m4bench.cli import demo as demo_cli
 from m4bench.cli import evidence as evidence_cli
+from m4bench.cli import export as export_cli
 from m4bench.cli import preflight as preflight_cli
 from m4bench.cli import run as run_cli
 from m4bench.cli import score as score_cli
@@ -54,6 +55,7 @@ app.command("run")(run_cli.run_command)
 app.command("setup")(setup_cli.setup_command)
 app.command("audit")(audit_cli.audit_command)
 app.add_typer(evidence_cli.app, name="evidence")
+app.add_typer(export_cli.app, name="export")
 app.command("preflight")(preflight_cli.preflight_command)
 app.command("demo")(demo_cli.demo_command)
 

@@ -61,8 +61,8 @@ class ScoreSummary(BaseModel):
         )
 
     def rewards(self) -> dict[str, float]:
-        """A flat ``{name: number}`` map: ``reward`` first, then strict pass (1 or 0), key
-        F1, nMAE when there is one, and ``match_rate.<column>`` per scored column."""
+        """A flat ``{name: number}`` map: ``reward``, strict pass (1 or 0), key F1, nMAE
+        when there is one, and ``match_rate.<column>`` per scored column."""
         flat = {
             "reward": self.reward,
             "strict_pass": 1.0 if self.strict_pass else 0.0,
