@@ -17,6 +17,7 @@ from m4bench.demo import DemoOptions, DemoReport, run_demo
 from m4bench.evidence import verify_package
 from m4bench.evidence.archive import read_archive
 from m4bench.home import DataHome
+from m4bench.results import read_results
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 STAGES = [
@@ -45,14 +46,12 @@ def test_every_stage_runs(demo: tuple[DataHome, DemoReport]) -> None:
 
 
 def test_oracle_scores_one_and_the_wrong_answers_less(demo: tuple[DataHome, DemoReport]) -> None:
-    import json
-
     _, report = demo
     rewards: dict[str, list[float]] = {}
-    for path in sorted((report.out / "results" / "runs").glob("*/result.json")):
-        record = json.loads(path.read_text(encoding="utf-8"))
-        assert record["publishable"], record["run_id"]
-        rewards.setdefault(record["agent"], []).append(record["reward"])
+    for stored in read_results(report.out / "results"):
+        record = stored.record
+        assert record.publishable and not record.simulated, record.run_id
+        rewards.setdefault(record.identity.agent, []).append(record.reward)
     assert set(rewards) == {"oracle", "replay", "mutant:first"}
     assert all(r == 1.0 for r in rewards["oracle"])
     assert all(r < 1.0 for r in rewards["replay"] + rewards["mutant:first"])

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
-from typing import Any
+
+from result_records import record as make_record
+from result_records import score
+
+from m4bench.agents.usage import Usage
+from m4bench.fileio import write_model
+from m4bench.results import ResultRecord, RunSpec
+from m4bench.results.record import Timings
 
 TASKS = {
     "mimic-sofa-24h": 0.10,
@@ -20,52 +26,33 @@ TRIAL_NOISE = (-0.02, 0.0, 0.02)
 
 def reward(task: str, condition: str, schema: str, model: str, trial: int) -> float:
     """Baseline 0.5 (+0.1 for model-b); treatment adds the task's effect (halved on
-    the obfuscated schema); 'decoy' equals baseline; 'spec' adds 80 % of the effect."""
+    the obfuscated schema); 'with-skill-decoy' equals baseline; 'spec' adds 80 % of the effect."""
     level = 0.5 + (0.1 if model == "model-b" else 0.0) + TRIAL_NOISE[trial - 1]
     effect = TASKS[task] * (0.5 if schema == "obfuscated" else 1.0)
-    share = {"no-skill": 0.0, "with-skill": 1.0, "decoy": 0.0, "operational-spec": 0.8}
+    share = {"no-skill": 0.0, "with-skill": 1.0, "with-skill-decoy": 0.0, "operational-spec": 0.8}
     return round(level + share[condition] * effect, 8)
 
 
-def record(task: str, condition: str, schema: str, model: str, trial: int) -> dict[str, Any]:
-    """A result record in the nested result.json layout."""
+def record(task: str, condition: str, schema: str, model: str, trial: int) -> ResultRecord:
+    """A result record (format 2) of the run, scored as :func:`reward` says."""
     value = reward(task, condition, schema, model, trial)
-    return {
-        "task": task,
-        "condition": condition,
-        "schema": schema,
-        "agent": "replay",
-        "model": model,
-        "trial": trial,
-        "publishable": True,
-        "isolated": True,
-        "run_id": f"{task}_{condition}_{schema}_{model}_t{trial}",
-        "agent_result": {"returncode": 0, "elapsed_seconds": 100.0 + 10 * trial},
-        "test_results": {
-            "passed": 5,
-            "failed": 0 if value >= 0.6 else 1,
-            "errors": 0,
-            "total": 6,
-            "reward": value,
-            "key_precision": 0.8,
-            "extra_keys": 25,
-            "agent_unique_keys": 125,
-            "truth_rows": 100,
-            "diagnostics_failed": value < 0.6,
-        },
-        "filesystem_canary": {"passed": True},
-        "contamination_lint": {"passed": True},
-        "token_usage": {
-            "input_tokens": 1000 * trial,
-            "cached_input_tokens": 0,
-            "output_tokens": 50,
-        },
-    }
+    spec = RunSpec.model_validate(
+        {"task": task, "condition": condition, "schema": schema, "agent": "replay",
+         "model": model, "trial": trial}
+    )  # fmt: skip
+    scored = score(value, failed_checks=0 if value >= 0.6 else 1, checks=6, precision=0.8,
+                   truth_rows=100, extra_keys=25)  # fmt: skip
+    return make_record(
+        spec,
+        scored=scored,
+        timings=Timings(agent=100.0 + 10 * trial, total=100.0 + 10 * trial),
+        usage=Usage(input_uncached=1000 * trial, output=50),
+    ).model_copy(update={"run_id": f"{task}_{condition}_{schema}_{model}_t{trial}"})
 
 
 def grid(
     conditions: tuple[str, ...] = ("no-skill", "with-skill"), schemas: tuple[str, ...] = ("native",)
-) -> list[dict[str, Any]]:
+) -> list[ResultRecord]:
     return [
         record(task, condition, schema, model, trial)
         for task in TASKS
@@ -76,15 +63,14 @@ def grid(
     ]
 
 
-def write_results_dir(root: Path, records: list[dict[str, Any]]) -> Path:
+def write_results_dir(root: Path, records: list[ResultRecord]) -> Path:
+    """Each record as ``<root>/<run_id>/result.json``: a folder of runs."""
     for item in records:
-        run_dir = root / item["run_id"]
-        run_dir.mkdir(parents=True)
-        (run_dir / "result.json").write_text(json.dumps(item), encoding="utf-8")
+        write_model(root / item.run_id / "result.json", item)
     return root
 
 
-def write_runs_csv(path: Path, records: list[dict[str, Any]]) -> Path:
+def write_runs_csv(path: Path, records: list[ResultRecord]) -> Path:
     columns = [
         "task",
         "condition",
@@ -102,20 +88,20 @@ def write_runs_csv(path: Path, records: list[dict[str, Any]]) -> Path:
         writer = csv.writer(handle)
         writer.writerow(columns)
         for item in records:
-            tests = item["test_results"]
+            spec, checks = item.identity, item.score.checks if item.score else []
             writer.writerow(
                 [
-                    item["task"],
-                    item["condition"],
-                    item["schema"],
-                    item["model"],
-                    item["trial"],
-                    tests["reward"],
+                    spec.task,
+                    spec.condition,
+                    spec.schema_name,
+                    spec.model,
+                    spec.trial,
+                    item.reward,
                     "True",
-                    tests["failed"],
+                    sum(not check.passed for check in checks),
                     0,
                     "0.9",
-                    item["run_id"],
+                    item.run_id,
                 ]
             )
     return path

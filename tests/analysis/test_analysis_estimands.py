@@ -6,21 +6,23 @@ import pytest
 from analysis_campaign import TASKS, grid
 
 from m4bench.analysis import AnalysisResult, AnalysisSettings, RunRow, analyze_runs
-from m4bench.analysis.load_results import result_to_run
 from m4bench.analysis.taskmeta import builtin_meta, resolve_task_meta
+from m4bench.results import ResultRecord, row_of
+from m4bench.results.record import SandboxRecord
+from m4bench.results.verdicts import CanaryVerdict, LintVerdict
 
 SETTINGS = AnalysisSettings(reps=500, permutation_reps=500)
 EFFECT = sum(TASKS.values()) / len(TASKS)
 
 
-def _runs(records: list[dict[str, object]]) -> list[RunRow]:
-    return [result_to_run(item, str(i)) for i, item in enumerate(records)]
+def _runs(records: list[ResultRecord]) -> list[RunRow]:
+    return [row_of(item) for item in records]
 
 
 @pytest.fixture(scope="module")
 def full() -> AnalysisResult:
     records = grid(
-        ("no-skill", "with-skill", "decoy", "operational-spec"), ("native", "obfuscated")
+        ("no-skill", "with-skill", "with-skill-decoy", "operational-spec"), ("native", "obfuscated")
     )
     return analyze_runs(_runs(records), SETTINGS, "synthetic")
 
@@ -43,7 +45,7 @@ def test_per_model_rows_use_their_own_cells(full: AnalysisResult) -> None:
 def test_decoy_control_matches_baseline(full: AnalysisResult) -> None:
     table = full.table("matched_controls")
     row = dict(zip(table.columns, table.rows[0], strict=True))
-    assert row["Condition"] == "decoy" and row["Tasks"] == 5
+    assert row["Condition"] == "with-skill-decoy" and row["Tasks"] == 5
     assert row["Control-baseline"] == pytest.approx(0.0)
     assert row["Control-targeted"] == pytest.approx(-EFFECT)
 
@@ -65,11 +67,11 @@ def test_every_task_balanced_comparison_has_a_p_value(full: AnalysisResult) -> N
     balanced = [e for e in full.comparisons if e.scope == "task-balanced"]
     assert {e.comparison for e in balanced} >= {
         "with-skill vs no-skill",
-        "decoy vs no-skill",
+        "with-skill-decoy vs no-skill",
         "with-skill vs operational-spec",
         "with-skill vs no-skill (obfuscated)",
     }
-    decoy = next(e for e in balanced if e.comparison == "decoy vs no-skill")
+    decoy = next(e for e in balanced if e.comparison == "with-skill-decoy vs no-skill")
     assert decoy.p_value == pytest.approx(1.0)  # a zero effect is never exceeded
 
 
@@ -124,18 +126,21 @@ def test_catalog_metadata_agrees_with_the_builtin_table() -> None:
         assert from_catalog[task] == builtin_meta(task), task
 
 
-def test_runner_and_campaign_records_carry_their_sandbox_verdicts() -> None:
-    sandbox = {
-        "isolated": False,
-        "returncode": 3,
-        "canary": {"ran": True, "passed": False},
-        "lint": {"passed": False, "files": 1, "bytes": 10},
-    }
-    base = {"task": "mimic-meld-24h", "condition": "no-skill", "trial": 1, "reward": 0.5}
-    runner_style = result_to_run({**base, "sandbox": sandbox}, "r")
-    campaign_style = result_to_run({**base, "record": {"sandbox": sandbox}}, "c")
-    for row in (runner_style, campaign_style):
-        assert row.isolated is False
-        assert row.filesystem_canary is False
-        assert row.contamination_lint is False
-        assert row.agent_returncode == 3
+def test_records_carry_their_sandbox_verdicts_into_rows() -> None:
+    sandbox = SandboxRecord(
+        backend="docker",
+        isolated=False,
+        limits={},
+        returncode=3,
+        canary=CanaryVerdict(ran=True, passed=False, enforced=True),
+        lint=LintVerdict(passed=False, files=1, bytes=10),
+    )
+    base = grid()[0]
+    row = row_of(base.model_copy(update={"sandbox": sandbox, "status": "nonzero_exit"}))
+    assert row.isolated is False
+    assert row.filesystem_canary is False
+    assert row.contamination_lint is False
+    assert (row.agent_returncode, row.failure_reason) == (3, "nonzero_exit")
+    # A simulated run had no sandbox: its missing isolation is not a finding.
+    simulated = row_of(base.model_copy(update={"sandbox": sandbox, "simulated": True}))
+    assert simulated.isolated is None and simulated.simulated

@@ -5,13 +5,14 @@ from pathlib import Path
 
 import pytest
 from analysis_campaign import grid, record, write_results_dir, write_runs_csv
+from result_records import score
 
 from m4bench.analysis import AnalysisSettings, analyze, analyze_runs, load_source
-from m4bench.analysis.load_csv import load_runs_csv
 from m4bench.analysis.load_results import load_results_dir
 from m4bench.analysis.narrative import integrity_sentence
-from m4bench.campaign.identity import Cell, PlannedRun
 from m4bench.errors import M4BenchError
+from m4bench.results import Cell, PlannedRun, load_runs_csv
+from m4bench.results.record import GroundTruthRecord
 
 
 def test_results_dir_records_map_into_run_rows(tmp_path: Path) -> None:
@@ -27,9 +28,9 @@ def test_results_dir_records_map_into_run_rows(tmp_path: Path) -> None:
 
 def test_unpublishable_runs_are_excluded_and_counted(tmp_path: Path) -> None:
     records = grid()
-    bad = record("mimic-sofa-24h", "with-skill", "native", "model-a", 3)
-    bad.update(publishable=False, run_id="unpublished-run")
-    bad["test_results"]["reward"] = 0.0
+    bad = record("mimic-sofa-24h", "with-skill", "native", "model-a", 3).model_copy(
+        update={"publishable": False, "run_id": "unpublished-run", "reward": 0.0}
+    )
     runs = load_results_dir(write_results_dir(tmp_path, [*records, bad]))
     result = analyze_runs(runs, AnalysisSettings(reps=200, permutation_reps=200), "test")
     counts = dict(result.integrity)
@@ -43,12 +44,14 @@ def test_unpublishable_runs_are_excluded_and_counted(tmp_path: Path) -> None:
 
 
 def test_tasks_scored_against_two_ground_truths_are_counted(tmp_path: Path) -> None:
-    records = grid()
-    for item in records:
-        # Campaign records nest the runner's record; a sofa run was scored after the
-        # truth was rebuilt.
-        rebuilt = item["task"] == "mimic-sofa-24h" and item["trial"] == 3
-        item["record"] = {"ground_truth": {"sha256": "b" * 64 if rebuilt else "a" * 64}}
+    records = []
+    for item in grid():
+        # A sofa run was scored after the truth was rebuilt.
+        rebuilt = item.identity.task == "mimic-sofa-24h" and item.identity.trial == 3
+        truth = GroundTruthRecord(
+            key="k", sha256="b" * 64 if rebuilt else "a" * 64, rows=3, source_fingerprint="f"
+        )
+        records.append(item.model_copy(update={"ground_truth": truth}))
     runs = load_results_dir(write_results_dir(tmp_path, records))
     assert {run.truth_sha256 for run in runs} == {"a" * 64, "b" * 64}
     result = analyze_runs(runs, AnalysisSettings(reps=200, permutation_reps=200), "test")
@@ -69,11 +72,24 @@ def test_damaged_result_record_names_the_file(tmp_path: Path) -> None:
 
 
 def test_record_missing_a_field_names_the_field(tmp_path: Path) -> None:
-    item = grid()[0]
-    del item["task"]
-    write_results_dir(tmp_path, [item])
-    with pytest.raises(M4BenchError, match="field 'task'"):
+    path = write_results_dir(tmp_path, grid()[:1]) / grid()[0].run_id / "result.json"
+    document = json.loads(path.read_text(encoding="utf-8"))
+    del document["identity"]["task"]
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(M4BenchError, match=r"result\.json: field 'identity\.task'"):
         load_results_dir(tmp_path)
+
+
+def test_a_record_that_is_no_m4bench_record_is_refused_saying_what_to_pass(
+    tmp_path: Path,
+) -> None:
+    """A result.json of another harness (no format_version) is not guessed at."""
+    path = tmp_path / "run-1" / "result.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"task": "t", "test_results": {"reward": 1.0}}), encoding="utf-8")
+    with pytest.raises(M4BenchError, match="no format_version") as refused:
+        load_results_dir(tmp_path)
+    assert "runs CSV" in (refused.value.hint or "")
 
 
 def test_csv_and_results_dir_give_the_same_rewards(tmp_path: Path) -> None:
@@ -142,65 +158,50 @@ def test_shipped_release_loads_760_runs() -> None:
     assert json.loads(runs[0].model_dump_json())["schema_name"] == "native"
 
 
-def test_embedded_score_record_maps_into_run_rows(tmp_path: Path) -> None:
-    item = {
-        "task": "mimic-sofa-24h",
-        "condition": "with-skill",
-        "model": "model-a",
-        "trial": 1,
-        "publishable": True,
-        "score": {
-            "reward": 0.75,
-            "strict_pass": False,
-            "checks": [
-                {"name": "output_exists", "passed": True, "detail": ""},
-                {"name": "row_coverage", "passed": False, "detail": "0.5 < 1.0"},
-            ],
-            "keys": {
-                "precision": 0.5,
-                "recall": 1.0,
-                "f1": 2 / 3,
-                "extra_keys": 10,
-                "agent_unique_keys": 20,
-                "truth_rows": 10,
-            },
-            "ordered_error": {"columns": ["sofa", "renal"], "nmae_matched_rows": 0.1},
-        },
-    }
-    (run,) = load_results_dir(write_results_dir(tmp_path, [{**item, "run_id": "r1"}]))
-    assert run.reward == 0.75 and run.failed == 1 and run.errors == 0
+def test_the_score_of_a_record_maps_into_run_rows(tmp_path: Path) -> None:
+    scored = score(
+        0.75,
+        failed_checks=1,
+        checks=2,
+        precision=0.5,
+        truth_rows=10,
+        extra_keys=10,
+        ordered_columns=("sofa", "renal"),
+        nmae=0.1,
+    )
+    item = record("mimic-sofa-24h", "with-skill", "native", "model-a", 1)
+    item = item.model_copy(update={"score": scored, "reward": 0.75})
+    (run,) = load_results_dir(write_results_dir(tmp_path, [item]))
+    assert run.reward == 0.75 and (run.passed, run.failed, run.errors) == (1, 1, 0)
     assert run.total_tests == 2 and run.strict_pass is False
     assert (run.key_precision, run.key_recall, run.extra_keys) == (0.5, 1.0, 10)
+    assert run.agent_unique_keys == 20 and run.key_f1 == pytest.approx(2 / 3)
     assert run.ordered_value_nmae == 0.1 and run.ordered_value_columns == 2
 
 
-def test_passing_nested_checks_count_zero_failures(tmp_path: Path) -> None:
+def test_passing_checks_count_zero_failures(tmp_path: Path) -> None:
     item = record("eicu-gcs", "no-skill", "native", "model-a", 1)
-    item["test_results"].update(failed=0, errors=0)
+    item = item.model_copy(update={"score": score(0.7, failed_checks=0)})
     (run,) = load_results_dir(write_results_dir(tmp_path, [item]))
     assert run.failed == 0 and run.errors == 0 and run.strict_pass is True
 
 
 def test_campaign_results_count_planned_runs_without_a_result(tmp_path: Path) -> None:
-    records = grid()
     planned = [
         PlannedRun(
-            cell=Cell(
-                task=item["task"],
-                condition=item["condition"],
-                schema=item["schema"],
-                agent="replay",
-                model=item["model"],
-            ),
-            trial=item["trial"],
+            cell=item.identity.cell(),
+            trial=item.identity.trial,
             timeout_seconds=60,
             provider="local",
             prior_seconds=60,
         )
-        for item in records
+        for item in grid()
     ]
-    for item, run in zip(records, planned, strict=True):
-        item["run_id"] = run.run_id
+    records = [
+        item.model_copy(update={"run_id": run.run_id})
+        for item, run in zip(grid(), planned, strict=True)
+    ]
+    assert all(isinstance(run.cell, Cell) for run in planned)
     results = tmp_path / "results"
     write_results_dir(results / "runs", records[:-1])
     manifest = {

@@ -102,8 +102,10 @@ def test_report_sentences_follow_the_data(tmp_path: Path) -> None:
 
 
 def test_report_says_when_no_task_changed(tmp_path: Path) -> None:
-    csv_path = write_runs_csv(tmp_path / "runs.csv", grid(conditions=("no-skill", "decoy")))
-    settings = AnalysisSettings(treatment="decoy", reps=300, permutation_reps=300)
+    csv_path = write_runs_csv(
+        tmp_path / "runs.csv", grid(conditions=("no-skill", "with-skill-decoy"))
+    )
+    settings = AnalysisSettings(treatment="with-skill-decoy", reps=300, permutation_reps=300)
     analyze(csv_path, tmp_path / "out", settings)
     page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     assert "No task&#x27;s model-averaged reward changed." in page or (
@@ -117,7 +119,7 @@ def test_one_trial_per_cell_draws_every_figure_without_a_within_task_interval(
 ) -> None:
     """One trial per cell: the per-task interval is unknown (no trial to resample), the
     forest plot draws points without bars, and the report says so with a dash."""
-    csv_path = write_runs_csv(tmp_path / "runs.csv", [r for r in grid() if r["trial"] == 1])
+    csv_path = write_runs_csv(tmp_path / "runs.csv", [r for r in grid() if r.identity.trial == 1])
     result = analyze(csv_path, tmp_path / "out", AnalysisSettings(reps=300, permutation_reps=300))
     assert result.task_intervals and all(
         math.isnan(item.ci_low) and math.isnan(item.ci_high) for item in result.task_intervals

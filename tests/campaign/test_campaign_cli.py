@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from m4bench.cli import app
 from m4bench.errors import M4BenchError
+from m4bench.results import read_results
 
 runner = CliRunner()
 
@@ -57,18 +58,16 @@ def test_run_status_and_resume(tmp_path: Path, small_profile: Path) -> None:
     assert document["totals"] == {"done": done, "failed": failed, "missing": 0, "running": 0}
     assert len(document["cells"]) == 12
     assert sum(sum(c["failure_reasons"].values()) for c in document["cells"]) == failed
-    # Each cell's mean reward is that of its done runs, as their records say.
+    # Each cell's mean reward is that of its complete runs, as their records say: a failed
+    # run counts with its reward (0 here: no simulated output was scored).
     fields = ("task", "condition", "agent", "model", "reasoning")
-    records = [json.loads(path.read_text()) for path in results.glob("runs/*/result.json")]
+    records = [item.record for item in read_results(results)]
+    assert any(r.status != "ok" for r in records)
     for cell in document["cells"]:
         rewards = [
-            r["reward"]
-            for r in records
-            if r["status"] == "done" and all(r[f] == cell[f] for f in fields)
+            r.reward for r in records if all(getattr(r.identity, f) == cell[f] for f in fields)
         ]
-        expected = sum(rewards) / len(rewards) if rewards else None
-        assert cell["mean_reward"] == (expected if expected is None else pytest.approx(expected))
-    assert any(cell["mean_reward"] is not None for cell in document["cells"])
+        assert cell["mean_reward"] == pytest.approx(sum(rewards) / len(rewards))
     assert "mean reward" in status.output
 
 

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 from campaign_support import write_small_profile
+from result_records import record
 
+from m4bench.agents.usage import Usage
 from m4bench.campaign import (
     DriverSettings,
     InfrastructureError,
@@ -19,11 +21,8 @@ from m4bench.campaign import (
     PlanOptions,
     ResultsDir,
     RetryPolicy,
-    RunOutcome,
-    RunResult,
     SimulatedRun,
     TransientError,
-    Usage,
     campaign_status,
     load_profile,
     plan_campaign,
@@ -31,11 +30,11 @@ from m4bench.campaign import (
 )
 from m4bench.campaign.eta import EtaModel
 from m4bench.campaign.profile import Budget, Price
-from m4bench.campaign.records import result_from_outcome
 from m4bench.campaign.retry import call_with_backoff
 from m4bench.campaign.status import status_document
 from m4bench.errors import M4BenchError
-from m4bench.fileio import read_model
+from m4bench.results import ResultRecord, read_attempts, read_result
+from m4bench.results.layout import CampaignFolder
 
 FAST = RetryPolicy(base_delay_seconds=0.0, max_delay_seconds=0.0, infrastructure_retries=1)
 
@@ -44,9 +43,9 @@ def _plan(profile: Path, agents: tuple[str, ...] = ()) -> list[PlannedRun]:
     return plan_campaign(load_profile(str(profile)), PlanOptions(agents=agents))
 
 
-def _records(root: Path) -> dict[str, RunResult]:
+def _records(root: Path) -> dict[str, ResultRecord]:
     return {
-        path.parent.name: read_model(path, RunResult)
+        path.parent.name: read_result(path)
         for path in sorted((root / "runs").glob("*/result.json"))
     }
 
@@ -62,13 +61,15 @@ def test_every_run_ends_in_one_valid_record(tmp_path: Path, small_profile: Path)
     )
     records = _records(tmp_path / "res")
     assert sorted(records) == sorted(run.run_id for run in runs)
-    failed = [r for r in records.values() if r.status == "failed"]
+    failed = [r for r in records.values() if r.status != "ok"]
     assert failed, "seed 4 at rate 0.4 fails some runs"
-    assert all(r.reward == 0.0 and r.failure_reason for r in failed)
+    assert all(r.reward == 0.0 and r.failure_reason for r in failed), "no output was scored"
     assert report.failed == len(failed) and report.done == len(runs) - len(failed)
     for run in runs:
-        record = records[run.run_id]
-        assert (record.task, record.trial, record.attempt) == (run.cell.task, run.trial, 1)
+        kept = records[run.run_id]
+        assert (kept.identity.task, kept.identity.trial) == (run.cell.task, run.trial)
+        attempts = read_attempts(CampaignFolder(tmp_path / "res"), run.run_id)
+        assert [(a.attempt, a.state) for a in attempts] == [(1, "finished")]
 
 
 def test_resume_skips_complete_runs_and_agent_failures(tmp_path: Path, small_profile: Path) -> None:
@@ -79,9 +80,9 @@ def test_resume_skips_complete_runs_and_agent_failures(tmp_path: Path, small_pro
     before = {p: p.stat().st_mtime_ns for p in (tmp_path / "res" / "runs").glob("*/result.json")}
     calls: list[str] = []
 
-    def counting(run: PlannedRun) -> RunOutcome:
+    def counting(run: PlannedRun) -> ResultRecord:
         calls.append(run.run_id)
-        return RunOutcome(reward=1.0)
+        return record(run, reward=1.0)
 
     report = run_campaign(
         results, runs, LocalExecutor(counting, 2, FAST), DriverSettings("small", resume=True)
@@ -99,11 +100,11 @@ def test_infrastructure_errors_leave_runs_missing_until_resume(
     broken = {runs[0].run_id, runs[3].run_id}
     tries: Counter[str] = Counter()
 
-    def flaky(run: PlannedRun) -> RunOutcome:
+    def flaky(run: PlannedRun) -> ResultRecord:
         tries[run.run_id] += 1
         if run.run_id in broken:
             raise InfrastructureError("sandbox failed to start")
-        return RunOutcome(reward=0.5)
+        return record(run, reward=0.5)
 
     results = ResultsDir(tmp_path / "res")
     report = run_campaign(results, runs, LocalExecutor(flaky, 2, FAST), DriverSettings("small"))
@@ -118,7 +119,11 @@ def test_infrastructure_errors_leave_runs_missing_until_resume(
         results, runs, LocalExecutor(flaky, 2, FAST), DriverSettings("small", resume=True)
     )
     assert report.missing == 0
-    assert _records(tmp_path / "res")[runs[0].run_id].attempt == 2
+    attempts = read_attempts(CampaignFolder(tmp_path / "res"), runs[0].run_id)
+    assert [(a.attempt, a.state) for a in attempts] == [
+        (1, "infrastructure-error"),
+        (2, "finished"),
+    ]
 
 
 def test_transient_errors_back_off_then_give_up(small_profile: Path) -> None:
@@ -126,18 +131,18 @@ def test_transient_errors_back_off_then_give_up(small_profile: Path) -> None:
     waits: list[float] = []
     remaining = [2]
 
-    def rate_limited(planned: PlannedRun) -> RunOutcome:
+    def rate_limited(planned: PlannedRun) -> ResultRecord:
         if remaining[0]:
             remaining[0] -= 1
             raise TransientError("429", retry_after=30.0 if remaining[0] == 0 else None)
-        return RunOutcome(reward=1.0)
+        return record(planned, reward=1.0)
 
     policy = RetryPolicy(transient_attempts=3, base_delay_seconds=10, max_delay_seconds=25)
     outcome = call_with_backoff(rate_limited, run, policy, sleep=waits.append)
-    assert outcome.reward == 1.0
+    assert outcome.reward == 1.0 and outcome.run_id == run.run_id
     assert len(waits) == 2 and 5 <= waits[0] <= 10 and waits[1] == 25, waits
 
-    def always(planned: PlannedRun) -> RunOutcome:
+    def always(planned: PlannedRun) -> ResultRecord:
         raise TransientError("429")
 
     with pytest.raises(InfrastructureError, match="still transient after 3 tries"):
@@ -151,14 +156,14 @@ def test_provider_limits_hold(tmp_path: Path) -> None:
     live: Counter[str] = Counter()
     peak: Counter[str] = Counter()
 
-    def tracking(run: PlannedRun) -> RunOutcome:
+    def tracking(run: PlannedRun) -> ResultRecord:
         with lock:
             live[run.provider] += 1
             peak[run.provider] = max(peak[run.provider], live[run.provider])
         time.sleep(0.02)
         with lock:
             live[run.provider] -= 1
-        return RunOutcome(reward=1.0)
+        return record(run, reward=1.0)
 
     settings = DriverSettings("small", provider_limits={"openai": 2, "anthropic": 1})
     report = run_campaign(
@@ -180,9 +185,9 @@ def test_slowest_runs_start_first(tmp_path: Path) -> None:
     )
     started: list[str] = []
 
-    def record_order(run: PlannedRun) -> RunOutcome:
+    def record_order(run: PlannedRun) -> ResultRecord:
         started.append(f"{run.cell.task}#{run.trial}")
-        return RunOutcome(reward=1.0)
+        return record(run, reward=1.0)
 
     run_campaign(
         ResultsDir(tmp_path / "res"),
@@ -205,8 +210,9 @@ def test_budget_stops_new_runs_and_counts_earlier_spending(
 ) -> None:
     runs = _plan(small_profile)
 
-    def costly(run: PlannedRun) -> RunOutcome:
-        return RunOutcome(reward=1.0, usage=Usage(input_tokens=1_000_000, output_tokens=100_000))
+    def costly(run: PlannedRun) -> ResultRecord:
+        tokens = Usage(input_uncached=1_000_000, output=100_000)
+        return record(run, reward=1.0, usage=tokens)
 
     prices = {"model-a": Price(input=2.0, output=10.0), "model-b": Price(input=2.0, output=10.0)}
     results = ResultsDir(tmp_path / "res")
@@ -265,7 +271,7 @@ def test_a_harness_that_runs_nothing_stops_the_campaign(
     runs = _plan(small_profile)
     calls: list[str] = []
 
-    def broken(run: PlannedRun) -> RunOutcome:
+    def broken(run: PlannedRun) -> ResultRecord:
         calls.append(run.run_id)
         raise InfrastructureError("no source named 'synthetic-mimic-iv'")
 
@@ -279,10 +285,10 @@ def test_a_harness_that_runs_nothing_stops_the_campaign(
 
     started: dict[str, int] = {}
 
-    def every_third_works(run: PlannedRun) -> RunOutcome:
+    def every_third_works(run: PlannedRun) -> ResultRecord:
         """The third, sixth, ... run to start completes (one run at a time)."""
         if started.setdefault(run.run_id, len(started)) % 3 == 2:
-            return RunOutcome(reward=1.0)
+            return record(run, reward=1.0)
         raise InfrastructureError("flaky sandbox")
 
     report = run_campaign(
@@ -299,7 +305,7 @@ def test_infrastructure_errors_keep_their_hint(tmp_path: Path, small_profile: Pa
     runs = _plan(small_profile)
     setup = "build it with `m4bench setup --source s --task mimic-alpha`"
 
-    def never_set_up(run: PlannedRun) -> RunOutcome:
+    def never_set_up(run: PlannedRun) -> ResultRecord:
         error = M4BenchError("tasks/s/ground-truth/alpha.parquet: no ground truth", hint=setup)
         raise InfrastructureError(str(error))
 
@@ -329,12 +335,11 @@ def test_runs_another_driver_completes_meanwhile_are_not_called_missing(
     held = results.try_claim(runs[0])
     assert held is not None
 
-    def other_driver_finishes(run: PlannedRun) -> RunOutcome:
+    def other_driver_finishes(run: PlannedRun) -> ResultRecord:
         if not held.handle.closed:
-            outcome = RunOutcome(reward=1.0)
-            results.commit(held, result_from_outcome(held.run, held.attempt, outcome, 0.0))
+            results.commit(held, record(held.run, reward=1.0))
             held.release()
-        return RunOutcome(reward=1.0)
+        return record(run, reward=1.0)
 
     report = run_campaign(
         results,

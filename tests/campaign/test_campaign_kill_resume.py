@@ -13,9 +13,10 @@ from pathlib import Path
 
 from campaign_support import write_small_profile
 
-from m4bench.campaign import PlanOptions, RunResult, load_profile, plan_campaign
-from m4bench.campaign.records import AttemptRecord
-from m4bench.fileio import read_model
+from m4bench.campaign import PlanOptions, load_profile, plan_campaign
+from m4bench.results import read_attempts, read_result
+from m4bench.results.layout import CampaignFolder
+from m4bench.results.read import read_attempt
 
 # 48 runs of 0.2-0.8 s on 4 slots is about 6 s of work; six kills at most 0.6 s after a
 # run starts always leave work behind, so every kill lands on a live campaign.
@@ -62,7 +63,7 @@ def _check_records(results: Path, planned: set[str]) -> set[str]:
     """Every result.json is complete and valid, for a planned run, once."""
     seen: list[str] = []
     for path in (results / "runs").glob("*/result.json"):
-        record = read_model(path, RunResult)
+        record = read_result(path)
         assert record.run_id == path.parent.name
         assert record.run_id in planned
         seen.append(record.run_id)
@@ -101,13 +102,8 @@ def test_sigkill_at_random_points_then_resume(tmp_path: Path) -> None:
     )
     assert sum(attempts.values()) >= len(planned)
     for run_id in planned:
-        record = read_model(results / "runs" / run_id / "result.json", RunResult)
-        states = [
-            read_model(path, AttemptRecord).state
-            for path in (results / "runs" / run_id / "attempts").glob("*.json")
-        ]
+        states = [a.state for a in read_attempts(CampaignFolder(results), run_id)]
         assert states.count("finished") <= 1, f"{run_id} executed to the end twice"
-        assert 1 <= record.attempt <= attempts[run_id]
     leftovers = [p for p in results.rglob("*.tmp")]
     assert leftovers == [] or all(p.parent.name == "attempts" for p in leftovers)
 
@@ -124,8 +120,6 @@ def test_interrupt_lets_running_runs_finish_and_be_recorded(tmp_path: Path) -> N
     time.sleep(0.5)
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=60) == 1, "stopped early, some runs missing"
-    states = [
-        read_model(path, AttemptRecord).state for path in results.glob("runs/*/attempts/*.json")
-    ]
+    states = [read_attempt(path).state for path in results.glob("runs/*/attempts/*.json")]
     assert states and set(states) == {"finished"}
     assert len(list(results.glob("runs/*/result.json"))) == len(states) < 48

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from m4bench.agents.usage import Usage
 from m4bench.campaign import (
     DriverSettings,
     InfrastructureError,
@@ -15,12 +16,13 @@ from m4bench.campaign import (
     PlannedRun,
     ResultsDir,
     RetryPolicy,
-    RunOutcome,
     SimulatedRun,
     load_profile,
     plan_campaign,
     run_campaign,
 )
+from m4bench.campaign.simulate import simulated_record
+from m4bench.results import ResultRecord
 
 ray = pytest.importorskip("ray")
 
@@ -66,14 +68,14 @@ class FailsOnce:
     def __init__(self, marks: Path) -> None:
         self.marks = marks
 
-    def __call__(self, run: PlannedRun) -> RunOutcome:
+    def __call__(self, run: PlannedRun) -> ResultRecord:
         mark = self.marks / run.run_id
         if not mark.exists():
             mark.touch()
             raise InfrastructureError("node lost its sandbox")
         if run.trial == 1:
-            return RunOutcome(failure_reason="timeout")
-        return RunOutcome(reward=1.0)
+            return simulated_record(run, "timeout", 0.0, Usage(), 0.0)
+        return simulated_record(run, "ok", 1.0, Usage(), 0.0)
 
 
 def test_ray_retries_infrastructure_errors_but_not_agent_failures(

@@ -22,12 +22,12 @@ from m4bench.campaign import (
     PlannedRun,
     ResultsDir,
     RetryPolicy,
-    RunOutcome,
     SimulatedRun,
     load_profile,
     plan_campaign,
     run_campaign,
 )
+from m4bench.results import ResultRecord
 
 ray = pytest.importorskip("ray")
 cluster_utils = pytest.importorskip("ray.cluster_utils")
@@ -46,7 +46,7 @@ class MarksNode:
     def __init__(self, marks: Path) -> None:
         self.marks = marks
 
-    def __call__(self, run: PlannedRun) -> RunOutcome:
+    def __call__(self, run: PlannedRun) -> ResultRecord:
         node = ray.get_runtime_context().get_node_id()
         (self.marks / f"{run.run_id}.{node}").touch()
         return SIMULATED(run)

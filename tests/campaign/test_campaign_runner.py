@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -12,22 +13,21 @@ from m4bench.campaign import (
     LocalExecutor,
     ResultsDir,
     RetryPolicy,
-    RunResult,
+    RunSettings,
     campaign_status,
     load_profile,
     plan_campaign,
     run_campaign,
 )
-from m4bench.campaign.records import RunSettings
 from m4bench.campaign.runner_bridge import RunnerRunFn, spec_for
 from m4bench.cli import app
 from m4bench.errors import M4BenchError
-from m4bench.fileio import read_model
 from m4bench.home import DataHome
 from m4bench.provision.provisioner import setup
+from m4bench.results import PlannedRun, RunSpec, read_result, read_results
 from m4bench.runner import RunOptions, execute_run
 from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
-from m4bench.tasks.catalog import load_catalog
+from m4bench.tasks.catalog import Catalog, load_catalog
 from m4bench.tasks.mutants import catalog_mutant_source
 
 pytestmark = pytest.mark.slow
@@ -79,16 +79,19 @@ def test_oracle_campaign_records_runner_results_once(tmp_path: Path, home: DataH
         DriverSettings("oracle", resume=True),
     )
     assert report.done == 4 and report.missing == 0
-    records = [read_model(p, RunResult) for p in sorted(results.rglob("result.json"))]
-    assert sorted(r.run_id for r in records) == sorted(run.run_id for run in runs)
-    assert all(r.reward == 1.0 and r.record["status"] == "ok" for r in records)
+    # One record per run, the runner's, under runs/ only: no copy is left under work/.
+    assert sorted(p.parent.name for p in results.rglob("result.json")) == sorted(
+        run.run_id for run in runs
+    )
+    records = [item.record for item in read_results(results)]
+    assert all(r.reward == 1.0 and r.status == "ok" and not r.simulated for r in records)
+    assert all(r.score is not None and r.score.reward == 1.0 for r in records)
     # Each task's runs name the one ground truth they were all scored against.
-    truths = {(r.task, r.record["ground_truth"]["sha256"]) for r in records}
-    assert len(truths) == len({r.task for r in records})
+    truths = {(r.identity.task, r.ground_truth.sha256) for r in records if r.ground_truth}
+    assert len(truths) == len({r.identity.task for r in records}) == 1
     assert campaign_status(ResultsDir(results)).mixed_truths == {}
     adopted = results / "work" / runs[0].run_id
     assert sorted(p.name for p in adopted.glob("attempt-*")) == ["attempt-1"]
-    assert (adopted / "runner-result.json").exists()
 
 
 MUTANT = "mutant:bilirubin-not-floored"
@@ -128,8 +131,8 @@ def test_mutant_agents_run_in_a_campaign_as_in_m4bench_run(tmp_path: Path, home:
         options=RunOptions(sandbox="none", mutants=catalog_mutant_source(catalog)),
     )
     assert single.status == "ok"
-    recorded = read_model(ResultsDir(results).result_path(runs[0].run_id), RunResult)
-    assert recorded.agent == MUTANT and recorded.record["status"] == "ok"
+    recorded = read_result(ResultsDir(results).result_path(runs[0].run_id))
+    assert recorded.identity.agent == MUTANT and recorded.status == "ok"
     assert recorded.reward == single.reward
 
 
@@ -196,3 +199,68 @@ def test_a_campaign_recorded_with_a_wrong_setting_resumes_with_the_right_one(
     other = CliRunner().invoke(app, [*command, "--sandbox", "bwrap"])
     assert isinstance(other.exception, M4BenchError), other.output
     assert "--sandbox: recorded 'none', given 'bwrap'" in other.exception.message
+
+
+LATE_PROFILE = f"""
+name = "late"
+default_agent = "replay"
+trials = 1
+[agents.replay]
+provider = "local"
+models = {{ primary = ["late"] }}
+[[blocks]]
+name = "b"
+tasks = ["{TASK}"]
+conditions = ["no-skill"]
+[timeouts]
+default_seconds = 3
+"""
+
+
+@dataclass(frozen=True)
+class LateAnswer:
+    """The replay file of each run: write a complete answer, then hang past the timeout."""
+
+    answer: str
+    folder: Path
+
+    def __call__(self, home: DataHome, source: str, run: PlannedRun, catalog: Catalog) -> Path:
+        path = self.folder / f"{run.run_id}.py"
+        body = f"import time\nopen('output.csv', 'w').write({self.answer!r})\ntime.sleep(60)\n"
+        path.write_text(body, encoding="utf-8")
+        return path
+
+
+def test_a_run_killed_after_a_complete_output_keeps_its_score(
+    tmp_path: Path, home: DataHome
+) -> None:
+    """The runner scores the output whatever happened; the campaign keeps the runner's
+    record as the run's only record, so its reward is the score, and the run counts as
+    a failed one (its status is timeout)."""
+    oracle = execute_run(
+        RunSpec(task=TASK, agent="oracle"),
+        home=home,
+        source=SOURCE,
+        results_dir=tmp_path / "oracle",
+        options=RunOptions(sandbox="none"),
+    )
+    answer = tmp_path / "oracle" / oracle.run_id / oracle.artifacts["output.csv"].path
+    profile_path = tmp_path / "late.toml"
+    profile_path.write_text(LATE_PROFILE, encoding="utf-8")
+    (run,) = plan_campaign(load_profile(str(profile_path)))
+    results = tmp_path / "results"
+    run_fn = RunnerRunFn(
+        home=home.root,
+        results=results,
+        sources={"mimic-iv": SOURCE},
+        sandbox="none",
+        replay_files=LateAnswer(answer.read_text(encoding="utf-8"), tmp_path),
+    )
+    report = run_campaign(
+        ResultsDir(results), [run], LocalExecutor(run_fn, 1, RetryPolicy()), DriverSettings("l")
+    )
+    assert (report.done, report.failed, report.missing) == (0, 1, 0)
+    kept = read_result(ResultsDir(results).result_path(run.run_id))
+    assert kept.status == "timeout" and kept.sandbox.timed_out
+    assert kept.score is not None and kept.reward == kept.score.reward == 1.0
+    assert not (results / "work" / run.run_id / "result.json").exists(), "one record per run"

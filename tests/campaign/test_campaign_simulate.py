@@ -15,7 +15,6 @@ from m4bench.campaign import (
     PlanOptions,
     ResultsDir,
     RetryPolicy,
-    RunResult,
     SimulatedRun,
     load_profile,
     plan_campaign,
@@ -24,17 +23,17 @@ from m4bench.campaign import (
 from m4bench.campaign.simulate import NOT_PUBLISHABLE
 from m4bench.errors import M4BenchError
 from m4bench.evidence.audit import audit_results_dir
-from m4bench.fileio import read_model
+from m4bench.results import ResultRecord, read_result
 
 
-def _simulated_campaign(root: Path, profile: Path) -> list[RunResult]:
+def _simulated_campaign(root: Path, profile: Path) -> list[ResultRecord]:
     runs = plan_campaign(load_profile(str(profile)), PlanOptions(trials=6))
     fake = SimulatedRun(seed=3, agent_failure_rate=0.6)
     report = run_campaign(
         ResultsDir(root), runs, LocalExecutor(fake, 4, RetryPolicy()), DriverSettings("small")
     )
     assert report.missing == 0
-    return [read_model(path, RunResult) for path in sorted(root.glob("runs/*/result.json"))]
+    return [read_result(path) for path in sorted(root.glob("runs/*/result.json"))]
 
 
 def test_simulated_records_are_not_publishable_and_say_why(
@@ -42,8 +41,8 @@ def test_simulated_records_are_not_publishable_and_say_why(
 ) -> None:
     records = _simulated_campaign(tmp_path / "res", small_profile)
     assert records and not any(record.publishable for record in records)
-    assert all(record.record["simulated"] is True for record in records)
-    assert {record.record["publishable_reason"] for record in records} == {NOT_PUBLISHABLE}
+    assert all(record.simulated for record in records)
+    assert {record.publishable_reason for record in records} == {NOT_PUBLISHABLE}
     # The analysis reads the flag, so its default (publishable runs only) leaves them out.
     rows = load_results_dir(tmp_path / "res")
     assert len(rows) == len(records) and not any(row.publishable for row in rows)
@@ -74,8 +73,6 @@ def test_the_audit_counts_the_exits_the_failures_imply(tmp_path: Path, small_pro
     assert audit.simulated_runs == len(records)
     assert f"{len(records)} runs are simulated" in " ".join(audit.problems())
     for record in records:
-        sandbox = record.record["sandbox"]
-        assert (sandbox["returncode"] != 0) == (
-            record.failure_reason in {"nonzero_exit", "timeout"}
-        )
-        assert sandbox["timed_out"] == (record.failure_reason == "timeout")
+        sandbox = record.sandbox
+        assert (sandbox.returncode != 0) == (record.failure_reason in {"nonzero_exit", "timeout"})
+        assert sandbox.timed_out == (record.failure_reason == "timeout")

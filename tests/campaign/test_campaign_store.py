@@ -6,17 +6,18 @@ import json
 from pathlib import Path
 
 import pytest
+from result_records import record
 
 from m4bench.campaign import (
     PlannedRun,
     PlanOptions,
     ResultsDir,
-    RunOutcome,
+    RunSettings,
     load_profile,
     plan_campaign,
 )
-from m4bench.campaign.records import RunSettings, result_from_outcome
 from m4bench.errors import M4BenchError
+from m4bench.fileio import write_model
 
 
 def test_a_claimed_run_cannot_be_claimed_twice(tmp_path: Path, small_profile: Path) -> None:
@@ -30,7 +31,7 @@ def test_a_claimed_run_cannot_be_claimed_twice(tmp_path: Path, small_profile: Pa
     assert not results.is_running(run.run_id)
     second = results.try_claim(run)
     assert second is not None and second.attempt == 2, "a released claim counts as an attempt"
-    results.commit(second, result_from_outcome(run, second.attempt, RunOutcome(reward=1.0), 0.0))
+    results.commit(second, record(run, reward=1.0))
     assert results.try_claim(run) is None, "a complete run is never claimed again"
     assert [a.state for a in results.attempts(run.run_id)] == ["started", "finished"]
 
@@ -86,7 +87,7 @@ def complete(results: ResultsDir, run: PlannedRun) -> None:
     """Record ``run`` as complete: from then on the campaign's settings are fixed."""
     claim = results.try_claim(run)
     assert claim is not None
-    results.commit(claim, result_from_outcome(run, claim.attempt, RunOutcome(reward=1.0), 0.0))
+    results.commit(claim, record(run, reward=1.0))
 
 
 def test_resume_with_other_settings_is_refused_naming_both(
@@ -175,7 +176,10 @@ def test_settings_are_fixed_by_a_run_executing_or_waiting_to_be_adopted(
     assert results.check_campaign(runs, resume=True, settings=other)
     runner_record = results.root / "work" / runs[2].run_id / "result.json"
     runner_record.parent.mkdir(parents=True)
-    runner_record.write_text("{}", encoding="utf-8")  # the runner finished; not adopted yet
+    unfinished = record(runs[2], status="harness_error", reward=0.0)
+    write_model(runner_record, unfinished)  # the runner failed: nothing to adopt
+    assert results.check_campaign(runs, resume=True, settings=other)
+    write_model(runner_record, record(runs[2], reward=1.0))  # finished; not adopted yet
     with pytest.raises(M4BenchError, match="ran with other settings"):
         results.open_campaign("small", runs, resume=True, settings=other)
     manifest = results.read_manifest()

@@ -7,6 +7,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from result_records import record, score
 from typer.testing import CliRunner
 
 from m4bench.campaign import (
@@ -16,27 +17,29 @@ from m4bench.campaign import (
     PlanOptions,
     ResultsDir,
     RetryPolicy,
-    RunOutcome,
     campaign_status,
     load_profile,
     plan_campaign,
     run_campaign,
 )
 from m4bench.cli import app
+from m4bench.results import ResultRecord
+from m4bench.results.record import GroundTruthRecord
 
 FAST = RetryPolicy(base_delay_seconds=0.0, max_delay_seconds=0.0, infrastructure_retries=1)
 OLD, NEW = "a" * 64, "b" * 64
-RunFunction = Callable[[PlannedRun], RunOutcome]
+RunFunction = Callable[[PlannedRun], ResultRecord]
 
 
 def _scored_against(truth_of: dict[str, str]) -> tuple[list[str], RunFunction]:
     """A run function recording the truth named for its run id (NEW by default)."""
     calls: list[str] = []
 
-    def run(planned: PlannedRun) -> RunOutcome:
+    def run(planned: PlannedRun) -> ResultRecord:
         calls.append(planned.run_id)
         sha = truth_of.get(planned.run_id, NEW)
-        return RunOutcome(reward=0.5, record={"ground_truth": {"sha256": sha, "rows": 3}})
+        truth = GroundTruthRecord(key="k", sha256=sha, rows=3, source_fingerprint="f")
+        return record(planned, scored=score(0.5), ground_truth=truth)
 
     return calls, run
 
@@ -83,6 +86,6 @@ def test_runs_scored_against_two_truths_are_listed_until_redone(
 def test_runs_without_a_recorded_truth_are_not_flagged(tmp_path: Path, small_profile: Path) -> None:
     runs = plan_campaign(load_profile(str(small_profile)), PlanOptions())
     results = ResultsDir(tmp_path / "res")
-    _campaign(results, runs, lambda planned: RunOutcome(reward=1.0), resume=False)
+    _campaign(results, runs, lambda planned: record(planned, reward=1.0), resume=False)
     status = campaign_status(results)
     assert status.total("done") == len(runs) and status.mixed_truths == {}

@@ -25,9 +25,9 @@ from m4bench.campaign import (
     plan_campaign,
     shipped_profiles,
 )
-from m4bench.campaign.identity import PlannedRun
 from m4bench.cli import app
-from m4bench.runner.identity import DEFAULT_REASONING
+from m4bench.results.campaign_files import PlannedRun
+from m4bench.results.identity import DEFAULT_REASONING
 from m4bench.tasks.catalog import load_catalog
 
 PAPER_RUNS = {

@@ -7,10 +7,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from m4bench.campaign.identity import Cell, PlannedRun
-from m4bench.campaign.records import CampaignManifest, RunResult, TokenUsage
+from result_records import isolated_sandbox, record, score
+
 from m4bench.campaign.store import plan_sha256
 from m4bench.fileio import sha256_file, write_model
+from m4bench.results import Cell, PlannedRun, ResultRecord
+from m4bench.results.campaign_files import AttemptRecord, CampaignManifest
+from m4bench.results.record import Artifact, Timings
+from m4bench.results.verdicts import CanaryVerdict
 
 TASK = "mimic-sofa-24h"
 SECRET = "sk-ant-api03-THISISASECRETVALUE1234567890"
@@ -98,68 +102,43 @@ def _write_run(root: Path, home: Path, run: PlannedRun, superseded: bool) -> Non
     artifacts = {}
     for name, text in files.items():
         (work / name).write_text(text, encoding="utf-8")
-        artifacts[name] = {
-            "path": f"attempt-{attempt}/{name}",
-            "sha256": sha256_file(work / name),
-            "bytes": (work / name).stat().st_size,
-        }
-    record = _runner_record(run, artifacts, home, attempt)
-    result = RunResult(
-        run_id=run.run_id, task=TASK, condition="no-skill", schema_name="native",
-        agent="oracle", model="reference", reasoning="auto", trial=run.trial, attempt=attempt,
-        status="done", reward=0.9, failure_reason=None, publishable=True, elapsed_seconds=2.0,
-        token_usage=TokenUsage(input_tokens=0, cached_input_tokens=0, output_tokens=0,
-                               cost_usd=0.0),
-        score=record["score"], record=record,
-    )  # fmt: skip
-    write_model(root / "runs" / run.run_id / "result.json", result)
-    if superseded:
-        attempts = root / "runs" / run.run_id / "attempts"
-        attempts.mkdir(parents=True)
-        (attempts / "1.json").write_text(json.dumps(
-            {"run_id": run.run_id, "attempt": 1, "state": "infrastructure-error",
-             "error": f"disk full under {home}"}
-        ))  # fmt: skip
-        (attempts / "2.json").write_text(
-            json.dumps({"run_id": run.run_id, "attempt": 2, "state": "finished", "error": None})
+        artifacts[name] = Artifact(
+            path=f"attempt-{attempt}/{name}",
+            sha256=sha256_file(work / name),
+            bytes=(work / name).stat().st_size,
         )
+    write_model(root / "runs" / run.run_id / "result.json", _record(run, artifacts, home))
+    attempts = root / "runs" / run.run_id / "attempts"
+    if superseded:
+        error = f"disk full under {home}"
+        failed = AttemptRecord(
+            run_id=run.run_id, attempt=1, state="infrastructure-error", error=error
+        )
+        write_model(attempts / "1.json", failed)
+    done = AttemptRecord(run_id=run.run_id, attempt=attempt, state="finished")
+    write_model(attempts / f"{attempt}.json", done)
 
 
-def _runner_record(
-    run: PlannedRun, artifacts: dict[str, object], home: Path, attempt: int
-) -> dict[str, object]:
-    mismatch = {"key": {"stay_id": STAYS[1]}, "truth": 3, "agent": "2", "reason": "value"}
-    return {
-        "run_id": run.run_id,
-        "attempt": attempt,
-        "source": "a-credentialed-source",
-        "status": "ok",
-        "sandbox": {
-            "backend": "bwrap",
-            "isolated": True,
-            "returncode": 0,
-            "canary": {
-                "ran": True,
-                "passed": True,
-                "enforced": True,
-                "probed": [str(home), f"{home}/tasks"],
-                "visible": [],
-            },
-            "lint": {"passed": True, "violations": []},
-        },
-        "score": {
-            "reward": 0.9,
-            "strict_pass": False,
-            "checks": [{"name": "row_coverage", "passed": True, "detail": "1.0"}],
-            "columns": [{"column": "sofa", "mismatch_sample": [mismatch]}],
-            "keys": {
-                "precision": 1.0,
-                "recall": 1.0,
-                "f1": 1.0,
-                "truth_rows": 3,
-                "missing_key_sample": [{"stay_id": STAYS[2]}],
-                "extra_key_sample": [],
-            },
-        },
-        "artifacts": artifacts,
-    }
+def _record(run: PlannedRun, artifacts: dict[str, Artifact], home: Path) -> ResultRecord:
+    """The runner's record of the run, with a home path in its canary verdict and
+    identifiers in the scorer's samples."""
+    mismatch = {"key": {"stay_id": STAYS[1]}, "truth": "3", "agent": "2", "reason": "value"}
+    column = {
+        "column": "sofa", "truth_type": "INTEGER", "comparison": "numeric",
+        "tolerance": {}, "present": True, "matched": 2, "mismatched": 1, "missing": 0,
+        "extra": 0, "duplicate": 0, "uncastable": 0, "denominator": 3, "match_rate": 0.9,
+        "passed": False,
+        "mismatch_sample": [mismatch],
+    }  # fmt: skip
+    scored = score(0.9, failed_checks=0, checks=1, truth_rows=3, columns=[column])
+    keys = scored.keys.model_copy(update={"missing_key_sample": [{"stay_id": STAYS[2]}]})
+    canary = CanaryVerdict(
+        ran=True, passed=True, enforced=True, probed=[str(home), f"{home}/tasks"]
+    )
+    return record(
+        run,
+        scored=scored.model_copy(update={"keys": keys}),
+        sandbox=isolated_sandbox(canary=canary),
+        artifacts=artifacts,
+        timings=Timings(agent=1.5, total=2.0),
+    ).model_copy(update={"source": "a-credentialed-source", "attempt": 1})

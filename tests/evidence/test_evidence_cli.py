@@ -103,7 +103,7 @@ def test_runs_scored_against_two_truths_are_an_audit_problem_that_survives_packa
     for index, path in enumerate(sorted((results / "runs").glob("*/result.json"))):
         record = json.loads(path.read_text(encoding="utf-8"))
         sha = "ab" * 32 if index == 0 else "cd" * 32
-        record["record"]["ground_truth"] = {"key": "k", "sha256": sha, "rows": 3}
+        record["ground_truth"] = {"key": "k", "sha256": sha, "rows": 3, "source_fingerprint": "f"}
         path.write_text(json.dumps(record), encoding="utf-8")
     runner = CliRunner()
     shown = runner.invoke(app, ["evidence", "audit", str(results)], env={"COLUMNS": "200"})

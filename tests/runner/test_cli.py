@@ -10,7 +10,7 @@ from run_bench import SOURCE, Bench
 from typer.testing import CliRunner
 
 from m4bench.cli import app
-from m4bench.runner import RunSpec, load_result
+from m4bench.runner import RunSpec, read_result
 
 pytestmark = needs_bwrap
 
@@ -35,10 +35,10 @@ def test_run_command_records_an_oracle_run(bench: Bench, tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     assert "status ok" in result.output and "reward 1.0000" in result.output
     run_id = RunSpec(task="mimic-meld-24h", agent="oracle", trial=3).run_id
-    record = load_result(tmp_path / run_id)
+    record = read_result(tmp_path / run_id)
     assert record.reward == 1.0 and record.identity.trial == 3
     stored = json.loads((tmp_path / run_id / "result.json").read_text())
-    assert stored["format_version"] == 1 and stored["status"] == "ok"
+    assert stored["format_version"] == 2 and stored["status"] == "ok"
 
 
 def test_run_command_shows_what_a_wrong_output_got_wrong(bench: Bench, tmp_path: Path) -> None:

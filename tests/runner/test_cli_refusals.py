@@ -15,7 +15,7 @@ from bwrap_probe import needs_bwrap
 from console_entry import run_main
 from run_bench import SOURCE, Bench
 
-from m4bench.runner import RunSpec, is_complete, load_result
+from m4bench.runner import RunSpec, is_complete, read_result
 from m4bench.runner.agent_choice import mutant_sql
 from m4bench.sources.synth.eicu import synthesize_eicu
 from m4bench.tasks.catalog import Catalog
@@ -81,7 +81,7 @@ def test_mistakes_are_refused_before_anything_is_written(
         assert expected in err, (args, err)
         assert out == ""
         assert files_under(results) == before, args  # the finished record is untouched
-    assert load_result(results / finished.run_id).reward == 1.0
+    assert read_result(results / finished.run_id).reward == 1.0
 
 
 def test_a_perturbed_schema_of_an_eicu_task_is_refused_as_such(
@@ -146,7 +146,7 @@ def test_the_summary_says_why_an_output_was_not_compared(
     assert "output not compared: key_columns_missing" in out
     assert "note: output lacks key columns ['stay_id']" in out
     run_id = RunSpec(task=TASK, agent="replay").run_id
-    score = load_result(tmp_path / "results" / run_id).score
+    score = read_result(tmp_path / "results" / run_id).score
     assert score is not None
     check = next(c for c in score.checks if c.name == "output_is_valid_csv")
     assert not check.passed
@@ -170,7 +170,7 @@ def test_mutant_first_is_the_tasks_first_mutant(
     assert code == 0, err
     assert "status ok" in out
     run_dir = tmp_path / RunSpec(task=TASK, agent="mutant:first").run_id
-    record = load_result(run_dir)
+    record = read_result(run_dir)
     assert record.status == "ok" and record.score is not None
     trace = (run_dir / record.artifacts["trace.jsonl"].path).read_text()
     assert f"KNOWN WRONG (mutant {task_mutants(task)[0].name} of" in trace
@@ -206,7 +206,7 @@ def test_ctrl_c_stops_the_agent_and_records_the_interruption(
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130, (out, err)
     assert err.decode().strip() == "interrupted: the run was stopped; its record says so"
-    record = load_result(run_dir)
+    record = read_result(run_dir)
     assert record.status == "interrupted"
     assert "interrupted by the user" in record.status_detail
     assert not record.publishable

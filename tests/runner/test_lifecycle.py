@@ -7,7 +7,7 @@ from pathlib import Path
 from bwrap_probe import needs_bwrap
 from run_bench import Bench
 
-from m4bench.runner import load_result
+from m4bench.runner import read_result
 
 pytestmark = needs_bwrap
 
@@ -57,7 +57,7 @@ def test_no_output(bench: Bench, tmp_path: Path) -> None:
     record = bench.run(tmp_path / "r", TASK, "replay", replay_file=quiet)
     assert record.status == "no_output"
     assert record.score is None and record.reward == 0.0 and record.ground_truth is None
-    assert load_result(tmp_path / "r" / record.run_id).status == "no_output"
+    assert read_result(tmp_path / "r" / record.run_id).status == "no_output"
 
 
 def test_garbage_output_is_scored_zero_with_the_reason(bench: Bench, tmp_path: Path) -> None:
@@ -80,7 +80,7 @@ def test_unknown_task_is_a_recorded_harness_error(bench: Bench, tmp_path: Path) 
     record = bench.run(tmp_path, "mimic-no-such-task", "oracle")
     assert record.status == "harness_error"
     assert record.error and "mimic-no-such-task" in record.error
-    assert load_result(tmp_path / record.run_id).status == "harness_error"
+    assert read_result(tmp_path / record.run_id).status == "harness_error"
 
 
 def test_attempts_are_numbered_and_the_identity_is_stable(bench: Bench, tmp_path: Path) -> None:

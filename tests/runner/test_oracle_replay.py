@@ -11,7 +11,7 @@ from run_bench import EICU_SOURCE, SOURCE, Bench
 
 from m4bench.fileio import sha256_file
 from m4bench.provision.ground_truth import ground_truth_path, task_key
-from m4bench.runner import is_complete, load_result
+from m4bench.runner import is_complete, read_result
 from m4bench.scoring import score_output
 from m4bench.sources.layout import load_source
 from m4bench.tasks.reference import output_columns
@@ -33,7 +33,7 @@ def test_oracle_scores_one_inside_bwrap(bench: Bench, tmp_path: Path, task: str)
     assert record.sandbox.lint is not None and record.sandbox.lint.passed
     run_dir = tmp_path / record.run_id
     assert is_complete(run_dir)
-    assert load_result(run_dir) == record
+    assert read_result(run_dir) == record
     kept = record.artifacts
     assert {"instruction.md", "output.csv", "trace.jsonl", "trajectory.json"} <= set(kept)
     assert not (run_dir / "attempt-1" / "workdir").exists()

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from m4bench.runner.canary import CanaryVerdict
+from m4bench.results.verdicts import CanaryVerdict, EgressVerdict
 from m4bench.runner.lifecycle import decide_status, egress_verdict
-from m4bench.runner.record import EgressVerdict
 from m4bench.sandbox import NetworkMode, SandboxResult, SandboxSpec
 
 PASSED = CanaryVerdict(ran=True, passed=True, enforced=True)

@@ -10,7 +10,6 @@ from pydantic import BaseModel
 
 from m4bench.analysis.estimands import Estimate
 from m4bench.analysis.figures import write_figures
-from m4bench.analysis.load_csv import load_runs_csv
 from m4bench.analysis.load_results import load_results_dir, planned_run_ids
 from m4bench.analysis.pipeline import AnalysisResult, analyze_runs
 from m4bench.analysis.report import render_report
@@ -19,6 +18,7 @@ from m4bench.analysis.settings import AnalysisSettings
 from m4bench.analysis.tables import write_table
 from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_write_text, canonical_json
+from m4bench.results.release import load_runs_csv
 
 PAPER_RELEASE_V1 = "paper-release-v1"
 """Source name of the shipped runs CSV of the paper's release v1."""

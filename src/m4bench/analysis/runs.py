@@ -1,73 +1,14 @@
-"""The run row: the fields of one agent run that the analysis needs.
+"""The run row and its numeric metrics: what the analysis reads of each run.
 
-Every loader (a released runs CSV, a results directory) maps its input into
-``RunRow`` records; everything downstream reads only these.
+Every source (a released runs CSV, a results folder) becomes ``RunRow`` records
+(:mod:`m4bench.results.rows`); everything downstream reads only these.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from m4bench.results.rows import RunRow
 
-from pydantic import BaseModel, ConfigDict, Field
-
-Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
-"""A rate or score in [0, 1]: a reward, key precision, recall or F1, an nMAE."""
-Count = Annotated[int, Field(ge=0)]
-Amount = Annotated[float, Field(ge=0.0)]
-
-
-class RunRow(BaseModel):
-    """One scored agent run, reduced to what the estimands and tables use."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    run_id: str
-    task: str
-    condition: str
-    schema_name: str = "native"
-    model: str
-    agent: str = ""
-    trial: Count
-    reward: Fraction | None
-    publishable: bool = True
-    simulated: bool = False
-    """A rehearsal record (``campaign run --simulate``): no agent ran, nothing was scored."""
-    isolated: bool | None = None
-    filesystem_canary: bool | None = None
-    contamination_lint: bool | None = None
-    agent_returncode: int | None = None
-    failure_reason: str | None = None
-    passed: Count | None = None
-    failed: Count | None = None
-    errors: Count | None = None
-    total_tests: Count | None = None
-    diagnostics_failed: bool | None = None
-    key_f1: Fraction | None = None
-    key_precision: Fraction | None = None
-    key_recall: Fraction | None = None
-    extra_keys: Count | None = None
-    agent_unique_keys: Count | None = None
-    truth_rows: Count | None = None
-    ordered_value_nmae: Fraction | None = None
-    ordered_value_columns: Count | None = None
-    elapsed_seconds: Amount | None = None
-    input_tokens: Count | None = None
-    cached_input_tokens: Count | None = None
-    output_tokens: Count | None = None
-    cost_usd: Amount | None = None
-    truth_sha256: str | None = None
-    """The ground truth the run was scored against, when its record names it."""
-
-    @property
-    def strict_pass(self) -> bool:
-        """Every check passed: no failed and no errored test."""
-        return self.failed == 0 and self.errors == 0 and self.reward is not None
-
-    @property
-    def cell(self) -> tuple[str, str, str, str]:
-        """The (task, condition, schema, model) cell the run belongs to."""
-        return (self.task, self.condition, self.schema_name, self.model)
-
+__all__ = ["METRICS", "RunRow", "metric_value"]
 
 METRICS: tuple[str, ...] = (
     "reward",

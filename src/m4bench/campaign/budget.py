@@ -2,7 +2,8 @@
 
 Runs already executing finish and are recorded. Tokens and cost count every complete
 record of the campaign (earlier invocations included); wall-clock time counts this
-invocation only.
+invocation only. A run whose record reports no cost is priced at the profile's prices
+(:func:`priced`), and its record says so.
 """
 
 from __future__ import annotations
@@ -11,23 +12,33 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from m4bench.agents.usage import Usage
 from m4bench.campaign.profile import Budget, Price
-from m4bench.campaign.records import RunOutcome, RunResult
+from m4bench.results.record import ResultRecord
+
+PRICED = "the profile's prices for {model}"
 
 
-def run_cost(outcome: RunOutcome, model: str, prices: dict[str, Price]) -> float:
-    """The cost the run reported, else its tokens at the profile's price, else 0."""
-    usage = outcome.usage
-    if usage.cost_usd is not None:
-        return usage.cost_usd
+def priced(record: ResultRecord, prices: dict[str, Price]) -> ResultRecord:
+    """``record`` with its cost, at the profile's price of its model when it reports
+    none (and the profile has one); unchanged otherwise."""
+    usage = record.usage
+    model = record.identity.model
     price = prices.get(model)
-    if price is None:
-        return 0.0
-    uncached = max(usage.input_tokens - usage.cached_input_tokens, 0)
+    if usage.cost_usd is not None or price is None:
+        return record
+    cost = usage.model_copy(
+        update={"cost_usd": _dollars(usage, price), "cost_source": PRICED.format(model=model)}
+    )
+    return record.model_copy(update={"usage": cost})
+
+
+def _dollars(usage: Usage, price: Price) -> float:
+    uncached = usage.input_uncached + usage.input_cache_write
     dollars = (
         uncached * price.input
-        + usage.cached_input_tokens * price.cached_input
-        + usage.output_tokens * price.output
+        + usage.input_cache_read * price.cached_input
+        + usage.output * price.output
     )
     return dollars / 1_000_000
 
@@ -43,10 +54,9 @@ class BudgetGuard:
     def __post_init__(self) -> None:
         self.started = self.clock()
 
-    def add(self, result: RunResult) -> None:
-        usage = result.token_usage
-        self.tokens += usage.input_tokens + usage.output_tokens
-        self.cost_usd += usage.cost_usd
+    def add(self, record: ResultRecord) -> None:
+        self.tokens += record.usage.total_tokens
+        self.cost_usd += record.usage.cost_usd or 0.0
 
     def exceeded(self) -> str | None:
         """Why no new run may start, or None while within budget."""

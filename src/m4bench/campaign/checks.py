@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from m4bench.campaign.identity import PlannedRun
 from m4bench.campaign.runner_bridge import dataset_of, spec_for
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
+from m4bench.results.campaign_files import PlannedRun
 from m4bench.runner import RunOptions
 from m4bench.runner.checks import check_agent_inputs, check_timeout, source_build_commands
 from m4bench.runner.conditions import check_condition

@@ -17,22 +17,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import FrameType
 
-from m4bench.campaign.budget import BudgetGuard, run_cost
+from m4bench.campaign.budget import BudgetGuard, priced
+from m4bench.campaign.error_text import error_headline, error_hint
 from m4bench.campaign.eta import EtaModel
 from m4bench.campaign.executors import Executor
-from m4bench.campaign.identity import PlannedRun
 from m4bench.campaign.plan import schedule_order
 from m4bench.campaign.profile import Budget, Price
 from m4bench.campaign.progress import ProgressSink, Tally
-from m4bench.campaign.records import (
-    RunOutcome,
-    RunResult,
-    RunSettings,
-    error_headline,
-    error_hint,
-    result_from_outcome,
-)
 from m4bench.campaign.store import Claim, ResultsDir
+from m4bench.results.campaign_files import PlannedRun, RunSettings
+from m4bench.results.record import ResultRecord
 
 POLL_SECONDS = 0.5
 INTERRUPTED = "interrupted: runs in flight finish and are recorded (interrupt again to abort)"
@@ -103,7 +97,7 @@ class _Settled:
     """A finished run whose record is still to be written."""
 
     claim: Claim
-    result: RunResult | None
+    result: ResultRecord | None
     error: str | None
 
 
@@ -111,7 +105,7 @@ class _Settled:
 class _State:
     todo: list[PlannedRun]
     capacity: int
-    in_flight: dict[Future[RunOutcome], Claim] = field(default_factory=dict)
+    in_flight: dict[Future[ResultRecord], Claim] = field(default_factory=dict)
     per_provider: Counter[str] = field(default_factory=Counter)
     eta: EtaModel = field(default_factory=EtaModel)
     interrupted: bool = False
@@ -224,7 +218,7 @@ def _graceful_interrupt(state: _State) -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def _wait_any(state: _State) -> set[Future[RunOutcome]]:
+def _wait_any(state: _State) -> set[Future[ResultRecord]]:
     pending = list(state.in_flight)
     finished, _ = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
     return finished
@@ -268,28 +262,36 @@ def _settle(
     settings: DriverSettings,
     guard: BudgetGuard,
     claim: Claim,
-    future: Future[RunOutcome],
+    future: Future[ResultRecord],
     report: CampaignReport,
     eta: EtaModel,
 ) -> _Settled:
     """Account for a finished run (budget, counts, ETA); writing it comes after the
     freed slot is refilled, so the next run does not wait on this one's disk writes."""
     try:
-        outcome = future.result()
+        record = future.result()
+        _check_record(claim.run, record)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}"
         report.infra_error(error)
         return _Settled(claim, None, error)
-    cost = run_cost(outcome, claim.run.cell.model, settings.prices)
-    result = result_from_outcome(claim.run, claim.attempt, outcome, cost)
+    result = priced(record, settings.prices)
     guard.add(result)
-    eta.observe(claim.run.prior_seconds, outcome.elapsed_seconds)
+    eta.observe(claim.run.prior_seconds, result.timings.total)
     report.infra_streak = 0
-    if result.status == "failed":
-        report.failed += 1
-    else:
+    if result.status == "ok":
         report.done += 1
+    else:
+        report.failed += 1
     return _Settled(claim, result, None)
+
+
+def _check_record(run: PlannedRun, record: ResultRecord) -> None:
+    """A run function hands back a complete record of the run it was given."""
+    if record.run_id != run.run_id:
+        raise ValueError(f"the run function returned the record of {record.run_id!r}")
+    if not record.complete:
+        raise ValueError(f"the run function returned an unfinished run ({record.status})")
 
 
 def _write_settled(results: ResultsDir, state: _State) -> None:

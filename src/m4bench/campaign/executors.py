@@ -11,9 +11,9 @@ from __future__ import annotations
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Protocol
 
-from m4bench.campaign.identity import PlannedRun
-from m4bench.campaign.records import RunOutcome
 from m4bench.campaign.retry import InfrastructureError, RetryPolicy, RunFn, call_with_backoff
+from m4bench.results.campaign_files import PlannedRun
+from m4bench.results.record import ResultRecord
 
 
 class Executor(Protocol):
@@ -24,12 +24,12 @@ class Executor(Protocol):
         """How many runs it executes at once."""
         ...
 
-    def submit(self, run: PlannedRun) -> Future[RunOutcome]: ...
+    def submit(self, run: PlannedRun) -> Future[ResultRecord]: ...
 
     def close(self) -> None: ...
 
 
-def execute_with_retries(run_fn: RunFn, run: PlannedRun, policy: RetryPolicy) -> RunOutcome:
+def execute_with_retries(run_fn: RunFn, run: PlannedRun, policy: RetryPolicy) -> ResultRecord:
     """Transient errors back off; infrastructure errors re-execute a bounded number of times."""
     for retry in range(policy.infrastructure_retries + 1):
         try:
@@ -55,7 +55,7 @@ class LocalExecutor:
     def capacity(self) -> int:
         return self._jobs
 
-    def submit(self, run: PlannedRun) -> Future[RunOutcome]:
+    def submit(self, run: PlannedRun) -> Future[ResultRecord]:
         return self._pool.submit(execute_with_retries, self._run_fn, run, self._policy)
 
     def close(self) -> None:

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from m4bench.campaign.identity import Cell, PlannedRun
 from m4bench.campaign.priors import DurationPriors, shipped_priors
 from m4bench.campaign.profile import Block, Profile
 from m4bench.campaign.selection import TaskFacts, TaskSelector, select_tasks, unknown_tasks
 from m4bench.errors import M4BenchError
+from m4bench.results.campaign_files import PlannedRun
+from m4bench.results.identity import Cell
 from m4bench.wording import close_names
 
 

@@ -15,12 +15,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from m4bench.campaign.identity import Condition, Schema
 from m4bench.campaign.priors import DurationPriors
 from m4bench.campaign.retry import RetryPolicy
 from m4bench.campaign.selection import TaskSelector
 from m4bench.errors import M4BenchError
 from m4bench.fileio import read_user_text, toml_syntax_error
+from m4bench.results.identity import Condition, SchemaName
 
 PROFILES_DIR = Path(__file__).parent / "profiles"
 PROFILE_SUFFIX = ".toml"
@@ -50,7 +50,7 @@ class AgentPlan(_Strict):
         return self.models[role]
 
 
-def _native_only() -> list[Schema]:
+def _native_only() -> list[SchemaName]:
     return ["native"]
 
 
@@ -61,7 +61,7 @@ class Block(_Strict):
     tasks: list[str] | None = Field(None, min_length=1)
     select: TaskSelector | None = None
     conditions: list[Condition] = Field(min_length=1)
-    schemas: list[Schema] = Field(default_factory=_native_only, min_length=1)
+    schemas: list[SchemaName] = Field(default_factory=_native_only, min_length=1)
     models: str | list[Named] = "primary"
     trials: int | None = Field(None, ge=1)
     agents: list[str] | None = Field(None, description="only for these agents")

@@ -1,20 +1,10 @@
-"""A live progress display: done, running, failed, time left, cost so far."""
+"""Progress of a campaign as it runs: the counters a display shows, and the callback
+protocol that receives them (the command line's live display implements it)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Protocol
-
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
 
 
 @dataclass(frozen=True)
@@ -29,51 +19,6 @@ class Tally:
 
 
 class ProgressSink(Protocol):
+    """Receives the campaign's counters after every change (from the driver's thread)."""
+
     def update(self, tally: Tally) -> None: ...
-
-
-class LiveProgress:
-    """A rich progress bar whose description carries the campaign's counters."""
-
-    def __init__(self, console: Console | None = None) -> None:
-        self._progress = Progress(
-            TextColumn("[bold]campaign"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[detail]}"),
-            TimeElapsedColumn(),
-            TextColumn("ETA {task.fields[eta]}"),
-            console=console,
-        )
-        self._task: TaskID | None = None
-
-    def __enter__(self) -> LiveProgress:
-        self._progress.__enter__()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self._progress.__exit__(kind, value, trace)
-
-    def update(self, tally: Tally) -> None:
-        eta = "-" if tally.eta_seconds is None else _clock(tally.eta_seconds)
-        detail = (
-            f"running {tally.running}  failed {tally.failed}  "
-            f"infra {tally.infra_errors}  ${tally.cost_usd:,.2f}"
-        )
-        if self._task is None:
-            self._task = self._progress.add_task(
-                "campaign", total=tally.planned, completed=tally.complete, detail=detail, eta=eta
-            )
-            return
-        self._progress.update(self._task, completed=tally.complete, detail=detail, eta=eta)
-
-
-def _clock(seconds: float) -> str:
-    whole = int(seconds)
-    hours, rest = divmod(whole, 3600)
-    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}"

@@ -1,10 +1,10 @@
 """The Ray executor: each run is a Ray task with declared resources.
 
 Ray is an optional extra (``pip install 'm4bench[ray]'``) imported only here. The run
-function and the planned run travel to a worker by pickling; the outcome travels back
+function and the planned run travel to a worker by pickling; the record travels back
 to the driver, which writes every record, so workers need no shared filesystem with
 the driver. Ray re-executes a task when its worker or node dies and when it raises
-:class:`InfrastructureError`; an agent failure is an outcome and is never retried.
+:class:`InfrastructureError`; an agent failure is a record and is never retried.
 Transient provider errors back off inside the task.
 """
 
@@ -13,10 +13,10 @@ from __future__ import annotations
 from concurrent.futures import Future
 from typing import Any
 
-from m4bench.campaign.identity import PlannedRun
-from m4bench.campaign.records import RunOutcome
 from m4bench.campaign.retry import InfrastructureError, RetryPolicy, RunFn, call_with_backoff
 from m4bench.errors import M4BenchError
+from m4bench.results.campaign_files import PlannedRun
+from m4bench.results.record import ResultRecord
 
 
 def import_ray() -> Any:
@@ -42,7 +42,7 @@ def _start_or_join(ray: Any, address: str | None, num_cpus: int | None) -> None:
         ) from exc
 
 
-def _execute(run_fn: RunFn, run: PlannedRun, policy: RetryPolicy) -> RunOutcome:
+def _execute(run_fn: RunFn, run: PlannedRun, policy: RetryPolicy) -> ResultRecord:
     return call_with_backoff(run_fn, run, policy)
 
 
@@ -90,8 +90,8 @@ class RayExecutor:
     def capacity(self) -> int:
         return self._capacity
 
-    def submit(self, run: PlannedRun) -> Future[RunOutcome]:
-        future: Future[RunOutcome] = self._remote.remote(self._run_fn, run, self._policy).future()
+    def submit(self, run: PlannedRun) -> Future[ResultRecord]:
+        future: Future[ResultRecord] = self._remote.remote(self._run_fn, run, self._policy).future()
         return future
 
     def close(self) -> None:

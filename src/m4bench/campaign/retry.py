@@ -2,8 +2,9 @@
 
 Three kinds of trouble, kept apart:
 
-* an agent failure (timeout, nonzero exit, no output) is a :class:`RunOutcome` with a
-  failure reason: recorded, scored 0, never retried;
+* an agent failure (timeout, nonzero exit, no output) is a :class:`ResultRecord` with
+  that status: recorded, rewarded by the reward rule (:mod:`m4bench.results.reward`),
+  never retried;
 * a :class:`TransientError` (rate limit, provider overload, 5xx) is retried here with
   exponential backoff, honouring a provider's ``retry_after``;
 * an :class:`InfrastructureError` (sandbox could not start, node lost, disk full) is
@@ -19,10 +20,11 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from m4bench.campaign.identity import PlannedRun
-from m4bench.campaign.records import RunOutcome
+from m4bench.results.campaign_files import PlannedRun
+from m4bench.results.record import ResultRecord
 
-RunFn = Callable[[PlannedRun], RunOutcome]
+RunFn = Callable[[PlannedRun], ResultRecord]
+"""A run function: executes a planned run and returns its result record."""
 
 
 class TransientError(Exception):
@@ -64,7 +66,7 @@ def call_with_backoff(
     run: PlannedRun,
     policy: RetryPolicy,
     sleep: Callable[[float], None] = time.sleep,
-) -> RunOutcome:
+) -> ResultRecord:
     """Call ``run_fn``, retrying transient errors; the last one becomes infrastructure."""
     rng = random.Random(run.run_id)
     for retry in range(1, policy.transient_attempts + 1):

@@ -1,41 +1,38 @@
 """The real run function: one planned run executed by :mod:`m4bench.runner`.
 
-The runner keeps its own files (attempt directories with the agent's workdir, logs and
-artifacts) under ``<results>/work/<run_id>/``. Its ``result.json`` there is renamed to
-``runner-result.json`` as soon as the runner returns: the campaign's own
-``<results>/runs/<run_id>/result.json``, which embeds the runner's record, is the only
-``result.json`` of a run, so readers that collect every ``result.json`` of a results
-tree see each run once.
+The runner keeps its folder of each run (attempt folders with the agent's workdir, logs
+and artifacts) under ``<results>/work/<run_id>/``. Its record is handed back to the
+driver, which writes it as the run's only record, ``<results>/runs/<run_id>/result.json``,
+and removes the runner's copy. A runner record left under ``work/`` by a campaign that
+died before writing it is adopted instead of paying for the run again.
 
 A runner ``harness_error`` is raised as :class:`InfrastructureError` (the run did not
 happen: retried, and left missing if retries run out); every other status, agent
-failures included, is an outcome.
+failures included, is a record.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from m4bench.campaign.identity import PlannedRun
-from m4bench.campaign.records import RunOutcome, Usage
 from m4bench.campaign.retry import InfrastructureError
-from m4bench.campaign.store import RUNNER_RESULT, WORK_DIR
 from m4bench.home import DataHome
-from m4bench.runner import (
-    ResultRecord,
-    RunOptions,
-    RunSpec,
-    execute_run,
-    is_complete,
-    load_result,
-)
+from m4bench.results.campaign_files import PlannedRun
+from m4bench.results.identity import RunSpec, spec_of
+from m4bench.results.layout import CampaignFolder
+from m4bench.results.read import is_complete, read_result
+from m4bench.results.record import ResultRecord
+from m4bench.runner import RunOptions, execute_run
 from m4bench.sources.defaults import DEFAULT_SOURCES
 from m4bench.tasks.catalog import Catalog, extra_task_roots, load_catalog
 from m4bench.tasks.mutants import catalog_mutant_source
 
-KEPT_AS = "runner-result.json"
+ReplayFiles = Callable[[DataHome, str, PlannedRun, Catalog], Path]
+"""Where a ``replay`` agent's file for a run comes from: (home, source, run, catalog)."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +45,8 @@ class RunnerRunFn:
     sandbox: str | None = None
     endpoint: str | None = None
     task_roots: tuple[Path, ...] = field(default_factory=extra_task_roots)
+    replay_files: ReplayFiles | None = None
+    """The file each run of the ``replay`` agent replays; None: no replay runs."""
 
     @cached_property
     def catalog(self) -> Catalog:
@@ -64,39 +63,36 @@ class RunnerRunFn:
             catalog=self.catalog,
         )
 
-    def __call__(self, run: PlannedRun) -> RunOutcome:
-        work = self.results / WORK_DIR
-        finished = _finished_earlier(work / run.run_id)
+    def __call__(self, run: PlannedRun) -> ResultRecord:
+        folder = CampaignFolder(self.results)
+        finished = _finished_earlier(folder, run.run_id)
         if finished is not None:
-            return outcome_from_record(finished)
+            return finished
+        home = DataHome.from_env(self.home)
+        source = self.sources[dataset_of(run.cell.task)]
         record = execute_run(
             spec_for(run),
-            home=DataHome.from_env(self.home),
-            source=self.sources[dataset_of(run.cell.task)],
-            results_dir=work,
+            home=home,
+            source=source,
+            results_dir=folder.work,
             sandbox=self.sandbox,
             timeout=run.timeout_seconds,
-            options=self.options(),
+            options=self._options_for(home, source, run),
         )
-        _set_aside_runner_records(work / run.run_id)
         if record.status == "harness_error":
             raise InfrastructureError(record.error or record.status_detail)
-        return outcome_from_record(record)
+        return record
+
+    def _options_for(self, home: DataHome, source: str, run: PlannedRun) -> RunOptions:
+        options = self.options()
+        if self.replay_files is None or run.cell.agent != "replay":
+            return options
+        replay = self.replay_files(home, source, run, self.catalog)
+        return dataclasses.replace(options, replay_file=replay)
 
 
 def spec_for(run: PlannedRun) -> RunSpec:
-    cell = run.cell
-    return RunSpec.model_validate(
-        {
-            "task": cell.task,
-            "condition": cell.condition,
-            "schema": cell.schema_name,
-            "agent": cell.agent,
-            "model": cell.model,
-            "reasoning": cell.reasoning,
-            "trial": run.trial,
-        }
-    )
+    return spec_of(run.cell, run.trial)
 
 
 def dataset_of(task: str) -> str:
@@ -104,38 +100,10 @@ def dataset_of(task: str) -> str:
     return "eicu" if task.startswith("eicu-") else "mimic-iv"
 
 
-def outcome_from_record(record: ResultRecord) -> RunOutcome:
-    usage = record.usage
-    cached = usage.input_cache_read
-    return RunOutcome(
-        reward=record.reward,
-        failure_reason=None if record.status == "ok" else record.status,
-        publishable=record.publishable,
-        usage=Usage(
-            input_tokens=usage.input_uncached + cached + usage.input_cache_write,
-            cached_input_tokens=cached,
-            output_tokens=usage.output,
-            cost_usd=usage.cost_usd,
-        ),
-        elapsed_seconds=record.timings.total,
-        record=record.model_dump(mode="json", by_alias=True),
-    )
-
-
-def _finished_earlier(run_dir: Path) -> ResultRecord | None:
+def _finished_earlier(folder: CampaignFolder, run_id: str) -> ResultRecord | None:
     """A run the runner finished but the campaign never recorded (the campaign process
     died in between): adopt it instead of paying for the run again."""
-    produced = run_dir / RUNNER_RESULT
-    if not produced.exists():
+    produced = folder.runner_folder(run_id).result
+    if not produced.exists() or not is_complete(produced):
         return None
-    complete = is_complete(run_dir)
-    record = load_result(run_dir) if complete else None
-    _set_aside_runner_records(run_dir)
-    return record
-
-
-def _set_aside_runner_records(run_dir: Path) -> None:
-    """Rename the runner's result.json (also one left by an attempt cut short)."""
-    produced = run_dir / RUNNER_RESULT
-    if produced.exists():
-        produced.replace(run_dir / KEPT_AS)
+    return read_result(produced)

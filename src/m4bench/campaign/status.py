@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
-from m4bench.campaign.identity import Cell
-from m4bench.campaign.records import CampaignManifest, RunSettings, error_headline, error_hint
+from m4bench.campaign.error_text import error_headline, error_hint
 from m4bench.campaign.store import ResultsDir
 from m4bench.errors import M4BenchError
+from m4bench.results.campaign_files import CampaignManifest, RunSettings
+from m4bench.results.identity import Cell
+from m4bench.results.reward import counted_reward
 
 
 @dataclass
@@ -21,7 +22,7 @@ class CellStatus:
     running: int = 0
     failure_reasons: dict[str, int] = field(default_factory=dict)
     rewards: list[float] = field(default_factory=list)
-    """The rewards of the cell's done runs."""
+    """The rewards of the cell's complete runs, failed ones included."""
 
     @property
     def planned(self) -> int:
@@ -29,8 +30,8 @@ class CellStatus:
 
     @property
     def mean_reward(self) -> float | None:
-        """Mean reward of the done runs (None before one is done); failed runs have
-        none to count."""
+        """Mean reward of the complete runs (None before one is complete): a failed run
+        counts with the reward the reward rule gives it, as in the analysis."""
         return sum(self.rewards) / len(self.rewards) if self.rewards else None
 
 
@@ -64,7 +65,8 @@ def campaign_status(results: ResultsDir) -> CampaignStatus:
     for run in manifest.runs:
         status = cells.setdefault(run.cell.key, CellStatus(cell=run.cell))
         result = results.read_result(run.run_id)
-        if result is not None and (sha := _truth_sha256(result.record)) is not None:
+        if result is not None and result.ground_truth is not None:
+            sha = result.ground_truth.sha256
             truths.setdefault(run.cell.task, {}).setdefault(sha, []).append(run.run_id)
         if result is None:
             status.missing += 1
@@ -75,16 +77,10 @@ def campaign_status(results: ResultsDir) -> CampaignStatus:
                 infra[headline] += 1
                 if (hint := error_hint(error)) is not None:
                     hints.setdefault(headline, hint)
-        elif result.status == "failed":
-            status.failed += 1
-            reason = result.failure_reason or "unknown"
-            status.failure_reasons[reason] = status.failure_reasons.get(reason, 0) + 1
         else:
-            status.done += 1
-            if result.reward is not None:
-                status.rewards.append(result.reward)
+            _count(status, result.failure_reason, counted_reward(result))
     planned = {run.run_id for run in manifest.runs}
-    runs_dir = results.root / "runs"
+    runs_dir = results.folder.runs
     present = sorted(p.name for p in runs_dir.iterdir()) if runs_dir.is_dir() else []
     unplanned = [name for name in present if name not in planned]
     # By field, so mimic-kdigo-48h comes before mimic-kdigo-48h-raw ('-' sorts before '|').
@@ -100,18 +96,21 @@ def campaign_status(results: ResultsDir) -> CampaignStatus:
     )
 
 
+def _count(status: CellStatus, failure: str | None, reward: float | None) -> None:
+    if failure is None:
+        status.done += 1
+    else:
+        status.failed += 1
+        status.failure_reasons[failure] = status.failure_reasons.get(failure, 0) + 1
+    if reward is not None:
+        status.rewards.append(reward)
+
+
 def _last_infra_error(results: ResultsDir, run_id: str) -> str | None:
     attempts = results.attempts(run_id)
     if attempts and attempts[-1].state == "infrastructure-error":
         return attempts[-1].error or ""
     return None
-
-
-def _truth_sha256(record: dict[str, Any]) -> str | None:
-    """The sha256 of the ground truth a runner record was scored against, if recorded."""
-    truth = record.get("ground_truth")
-    sha = truth.get("sha256") if isinstance(truth, dict) else None
-    return sha if isinstance(sha, str) else None
 
 
 def status_document(status: CampaignStatus) -> dict[str, object]:

@@ -1,16 +1,14 @@
-"""The results directory and its crash-safe protocol.
+"""A campaign's results folder and its crash-safe protocol.
 
-Layout::
-
-    <results>/campaign.json                  planned set (CampaignManifest)
-    <results>/runs/<run_id>/result.json      the run, complete (RunResult)
-    <results>/runs/<run_id>/attempts/<n>.json one start of the run (AttemptRecord)
-    <results>/runs/<run_id>/.claim           lock file held while the run executes
+The layout is the results layer's (:class:`m4bench.results.layout.CampaignFolder`): the
+planned set in ``campaign.json``, each run's result record in ``runs/<run_id>/result.json``
+and the campaign's bookkeeping of each start of it in ``runs/<run_id>/attempts/<n>.json``.
 
 Protocol, per run: take an exclusive ``flock`` on ``.claim`` (the kernel releases it
 when the holder dies, even by SIGKILL, so a crash never leaves a stale claim); skip
 the run if ``result.json`` is valid; number the attempt and record it ``started``;
-execute; write ``result.json`` by temp file + rename. The rename is the commit point:
+execute; write the run's result record as ``result.json`` by temp file + rename. The
+rename is the commit point:
 before it the run is missing and will be executed again, after it the run is complete
 and never executed again. Exactly one ``result.json`` can exist per run id, so a run
 is never duplicated, and readers never see a half-written one.
@@ -26,21 +24,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from m4bench.campaign.identity import PlannedRun
-from m4bench.campaign.records import AttemptRecord, CampaignManifest, RunResult, RunSettings
 from m4bench.errors import M4BenchError
-from m4bench.fileio import canonical_json, read_model, write_model
+from m4bench.fileio import canonical_json, write_model
+from m4bench.results.campaign_files import (
+    AttemptRecord,
+    CampaignManifest,
+    PlannedRun,
+    RunSettings,
+)
+from m4bench.results.layout import CampaignFolder
+from m4bench.results.read import is_complete, read_attempts, read_manifest, read_result
+from m4bench.results.record import ResultRecord
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-MANIFEST_FILE = "campaign.json"
-RESULT_FILE = "result.json"
-CLAIM_FILE = ".claim"
-RUNS_DIR = "runs"
-ATTEMPTS_DIR = "attempts"
-WORK_DIR = "work"
-"""``<results>/work/<run_id>/``: the runner's own files (see runner_bridge)."""
-RUNNER_RESULT = "result.json"
-"""The runner's record in its work directory, until the campaign has taken it over."""
 
 
 def plan_sha256(runs: Iterable[PlannedRun]) -> str:
@@ -68,24 +64,28 @@ class ResultsDir:
     root: Path
 
     @property
+    def folder(self) -> CampaignFolder:
+        return CampaignFolder(self.root)
+
+    @property
     def manifest_path(self) -> Path:
-        return self.root / MANIFEST_FILE
+        return self.folder.manifest
 
     def run_dir(self, run_id: str) -> Path:
-        return self.root / RUNS_DIR / run_id
+        return self.folder.run_dir(run_id)
 
     def result_path(self, run_id: str) -> Path:
-        return self.run_dir(run_id) / RESULT_FILE
+        return self.folder.result(run_id)
 
     def attempts_dir(self, run_id: str) -> Path:
-        return self.run_dir(run_id) / ATTEMPTS_DIR
+        return self.folder.attempts_dir(run_id)
 
     # -- the planned set --------------------------------------------------------------
 
     def read_manifest(self) -> CampaignManifest | None:
         if not self.manifest_path.exists():
             return None
-        return read_model(self.manifest_path, CampaignManifest)
+        return read_manifest(self.manifest_path)
 
     def check_campaign(
         self, runs: list[PlannedRun], resume: bool, settings: RunSettings | None = None
@@ -127,7 +127,7 @@ class ResultsDir:
         would adopt, or is executing now: results the campaign's settings describe."""
         return any(
             self.result_path(run.run_id).exists()
-            or (self.root / WORK_DIR / run.run_id / RUNNER_RESULT).exists()
+            or is_complete(self.folder.runner_folder(run.run_id).result)
             or self.is_running(run.run_id)
             for run in runs
         )
@@ -154,12 +154,12 @@ class ResultsDir:
 
     # -- one run ----------------------------------------------------------------------
 
-    def read_result(self, run_id: str) -> RunResult | None:
-        """The run's result if it is complete and valid; None if missing."""
+    def read_result(self, run_id: str) -> ResultRecord | None:
+        """The run's result record (of any format read) if it is complete; None if missing."""
         path = self.result_path(run_id)
         if not path.exists():
             return None
-        result = read_model(path, RunResult)
+        result = read_result(path)
         if result.run_id != run_id:
             raise M4BenchError(
                 f"{path}: record is for run {result.run_id!r}, not {run_id!r}",
@@ -171,7 +171,7 @@ class ResultsDir:
         """Hold the run for execution; None if it is complete or held elsewhere."""
         run_dir = self.run_dir(run.run_id)
         run_dir.mkdir(parents=True, exist_ok=True)
-        handle = (run_dir / CLAIM_FILE).open("ab")
+        handle = self.folder.claim(run.run_id).open("ab")
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -188,21 +188,25 @@ class ResultsDir:
         return claim
 
     def next_attempt(self, run_id: str) -> int:
-        numbers = [int(p.stem) for p in self._attempt_files(run_id) if p.stem.isdigit()]
+        numbers = [int(p.stem) for p in self._attempt_files(run_id)]
         return max(numbers, default=0) + 1
 
     def attempts(self, run_id: str) -> list[AttemptRecord]:
-        files = sorted(self._attempt_files(run_id), key=lambda p: int(p.stem))
-        return [read_model(path, AttemptRecord) for path in files]
+        return read_attempts(self.folder, run_id)
 
     def write_attempt(self, record: AttemptRecord) -> None:
-        path = self.attempts_dir(record.run_id) / f"{record.attempt}.json"
-        write_model(path, record)
+        write_model(self.folder.attempt_file(record.run_id, record.attempt), record)
 
-    def commit(self, claim: Claim, result: RunResult) -> None:
-        """Write the result (the commit point), then close the attempt."""
-        write_model(self.result_path(claim.run.run_id), result)
-        done = AttemptRecord(run_id=claim.run.run_id, attempt=claim.attempt, state="finished")
+    def commit(self, claim: Claim, result: ResultRecord) -> None:
+        """Write the run's record (the commit point), then close the attempt.
+
+        The runner's copy of the record under ``work/`` is removed once this one is
+        written: the record under ``runs/`` is the run's only record.
+        """
+        run_id = claim.run.run_id
+        write_model(self.result_path(run_id), result)
+        self.folder.runner_folder(run_id).result.unlink(missing_ok=True)
+        done = AttemptRecord(run_id=run_id, attempt=claim.attempt, state="finished")
         self.write_attempt(done)
         claim.release()
 
@@ -219,7 +223,7 @@ class ResultsDir:
 
     def is_running(self, run_id: str) -> bool:
         """Whether some live process holds the run's claim right now."""
-        path = self.run_dir(run_id) / CLAIM_FILE
+        path = self.folder.claim(run_id)
         if not path.exists():
             return False
         with path.open("ab") as handle:

@@ -1,10 +1,12 @@
-"""``m4bench campaign``: plan, run, resume and inspect matrices of runs."""
+"""``m4bench campaign``: plan, run, resume and inspect matrices of runs.
+
+A thin layer over :mod:`m4bench.campaign` (the assembly is ``m4bench.campaign.launch``):
+options in, the report and the live display out.
+"""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -13,35 +15,29 @@ from rich.table import Table
 
 from m4bench.campaign import (
     CampaignReport,
-    DriverSettings,
-    LocalExecutor,
+    CampaignRequest,
+    ExecutorChoice,
     PlannedRun,
     PlanOptions,
-    Profile,
     ResultsDir,
-    RetryPolicy,
-    RunFn,
+    RunSettings,
+    RunSetup,
     campaign_status,
+    execute_campaign,
     load_profile,
-    plan_campaign,
-    run_campaign,
+    plan_profile,
+    prepare_campaign,
     shipped_profiles,
 )
-from m4bench.campaign.checks import CampaignInputs, check_cells, check_inputs, check_sandbox
-from m4bench.campaign.executors import Executor
-from m4bench.campaign.plan import check_named_tasks
+from m4bench.campaign.launch import budget_overrides
 from m4bench.campaign.profile import resolve_profile_path
-from m4bench.campaign.progress import LiveProgress
-from m4bench.campaign.records import RunSettings
-from m4bench.campaign.selection import facts_of
 from m4bench.campaign.simulate_spec import parse_simulation
 from m4bench.campaign.status import CampaignStatus, status_document
-from m4bench.cli.common import HomeOption, make_console, resolve_home
-from m4bench.errors import M4BenchError
+from m4bench.cli.campaign_progress import LiveProgress
+from m4bench.cli.common import HomeOption, make_console
 from m4bench.fileio import canonical_json
 from m4bench.sandbox import default_sandbox_name
 from m4bench.sources.defaults import DEFAULT_SOURCES
-from m4bench.tasks.catalog import Catalog, load_catalog
 
 app = typer.Typer(help="Plan, run, resume and inspect campaigns.", no_args_is_help=True)
 
@@ -76,7 +72,7 @@ def plan_command(
     """Print the planned runs of a profile and their count."""
     loaded = load_profile(profile)
     options = PlanOptions(tuple(agent or ()), tuple(model or ()), trials)
-    planned, _ = _plan(profile, loaded, options, check=True)
+    planned, _ = plan_profile(loaded, options, str(resolve_profile_path(profile)), check=True)
     if runs:
         for run in planned:
             typer.echo(f"{run.run_id}\t{run.cell.key}\t{run.trial}")
@@ -126,35 +122,31 @@ def run_command(
     progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
 ) -> None:
     """Run every planned run that has no complete result record yet."""
-    budget_options = _budget_options(max_cost, max_tokens, max_hours)
-    loaded = load_profile(profile)
-    options = PlanOptions(tuple(agent or ()), tuple(model or ()), trials, strict=simulate is None)
-    agent_options = AgentOptions(
-        home, check_sandbox(sandbox or default_sandbox_name()), endpoint, *_sources(source or [])
-    )
-    checked = _Checked(ResultsDir(results), resume, simulate, local=executor != "ray")
-    planned, recorded = _checked_plan(profile, loaded, options, checked, agent_options)
-    run_fn = _run_function(simulate, results, agent_options)
-    policy = loaded.retry
-    if simulate is not None:
-        policy = policy.model_copy(update={"base_delay_seconds": 0.01, "max_delay_seconds": 0.1})
-    chosen = _executor(executor, run_fn, policy, jobs, loaded, ray_address)
-    settings = DriverSettings(
-        profile=loaded.name,
+    sources, named = _sources(source or [])
+    request = CampaignRequest(
+        profile=load_profile(profile),
+        where=str(resolve_profile_path(profile)),
+        results=results,
+        plan=PlanOptions(tuple(agent or ()), tuple(model or ()), trials, simulate is None),
+        runs=RunSetup(
+            home=home,
+            sources=sources,
+            named_sources=named,
+            sandbox=sandbox or default_sandbox_name(),
+            endpoint=endpoint,
+            simulation=None if simulate is None else parse_simulation(simulate),
+        ),
+        executor=ExecutorChoice(executor, jobs, ray_address),
         resume=resume,
-        provider_limits=loaded.concurrency.providers,
-        budget=loaded.budget.model_copy(update=budget_options),
-        prices=loaded.prices,
-        stop_after_infra_errors=loaded.retry.stop_after_infra_errors,
-        run_settings=recorded,
+        budget=budget_overrides(max_cost, max_tokens, max_hours),
     )
-    store = ResultsDir(results)
+    prepared = prepare_campaign(request)
     try:
         if progress:
             with LiveProgress() as live:
-                report = run_campaign(store, planned, chosen, settings, live)
+                report = execute_campaign(prepared, live)
         else:
-            report = run_campaign(store, planned, chosen, settings)
+            report = execute_campaign(prepared)
     except KeyboardInterrupt:
         typer.echo("aborted; complete runs are kept, run again with --resume", err=True)
         raise typer.Exit(130) from None
@@ -240,66 +232,6 @@ def _describe_settings(settings: RunSettings) -> str:
     return settings.as_options()
 
 
-@dataclass(frozen=True)
-class _Checked:
-    """How a campaign run is invoked, as far as the checks before it care."""
-
-    results: ResultsDir
-    resume: bool
-    simulate: str | None
-    local: bool
-    """Runs execute on this machine (not on Ray's nodes)."""
-
-
-def _checked_plan(
-    name: str,
-    profile: Profile,
-    options: PlanOptions,
-    checked: _Checked,
-    agent_options: AgentOptions,
-) -> tuple[list[PlannedRun], RunSettings]:
-    """The planned runs and the settings to record, once everything that can be known
-    before a run starts is checked: the results directory (another campaign, or other
-    settings), each cell, the sources and the agents' inputs. Nothing is written before,
-    so a mistake never ends up recorded in the campaign."""
-    real = checked.simulate is None
-    planned, catalog = _plan(name, profile, options, check=real)
-    recorded = _run_settings(checked.simulate, agent_options)
-    checked.results.check_campaign(planned, checked.resume, recorded)
-    if real:
-        inputs = agent_options.inputs(local=checked.local)
-        check_inputs(planned, catalog or load_catalog(), inputs)
-    return planned, recorded
-
-
-def _plan(
-    name: str, profile: Profile, options: PlanOptions, check: bool
-) -> tuple[list[PlannedRun], Catalog | None]:
-    """The planned runs. With ``check``, each task the profile names must be in the
-    catalog, and each cell must be one a run can have (its task has what the condition
-    and schema need; its timeout is in range).
-
-    The catalog is loaded when selectors or the checks need it; only a profile with
-    selectors fails without one.
-    """
-    selects = any(block.tasks is None for block in profile.blocks)
-    catalog: Catalog | None = None
-    if selects or check:
-        try:
-            catalog = load_catalog()
-        except M4BenchError:
-            if selects:
-                raise
-    facts = None if catalog is None else facts_of(catalog)
-    where = str(resolve_profile_path(name))
-    if check and facts is not None:
-        check_named_tasks(profile, facts, where)
-    planned = plan_campaign(profile, options, facts)
-    if check and catalog is not None:
-        check_cells(planned, catalog, where)
-    return planned, catalog
-
-
 def _sources(items: list[str]) -> tuple[dict[str, str], frozenset[str]]:
     """``--source DATASET=NAME`` options over the default sources, and the datasets
     they name."""
@@ -314,99 +246,6 @@ def _sources(items: list[str]) -> tuple[dict[str, str], frozenset[str]]:
         sources[dataset] = name
         named.add(dataset)
     return sources, frozenset(named)
-
-
-def _run_settings(simulate: str | None, agent_options: AgentOptions) -> RunSettings:
-    """What the campaign records of its options (and checks on --resume)."""
-    if simulate is not None:
-        return RunSettings(simulated=True)
-    return RunSettings(
-        simulated=False,
-        sources=agent_options.sources,
-        sandbox=agent_options.sandbox,
-        endpoint=agent_options.endpoint,
-    )
-
-
-def _run_function(simulate: str | None, results: Path, agent_options: AgentOptions) -> RunFn:
-    if simulate is not None:
-        return parse_simulation(simulate)
-    from m4bench.campaign.runner_bridge import RunnerRunFn
-
-    return RunnerRunFn(
-        home=resolve_home(agent_options.home).root,
-        results=results.expanduser().resolve(),
-        sources=agent_options.sources,
-        sandbox=agent_options.sandbox,
-        endpoint=agent_options.endpoint,
-    )
-
-
-@dataclass(frozen=True)
-class AgentOptions:
-    home: Path | None
-    sandbox: str
-    endpoint: str | None
-    sources: dict[str, str]
-    named_sources: frozenset[str] = frozenset()
-    """The datasets whose source ``--source`` names."""
-
-    def inputs(self, local: bool = True) -> CampaignInputs:
-        return CampaignInputs(
-            home=resolve_home(self.home),
-            sources=self.sources,
-            named=self.named_sources,
-            sandbox=self.sandbox,
-            endpoint=self.endpoint,
-            local=local,
-        )
-
-
-def _executor(
-    name: str,
-    run_fn: RunFn,
-    policy: RetryPolicy,
-    jobs: int | None,
-    profile: Profile,
-    address: str | None,
-) -> Executor:
-    if name == "local":
-        return LocalExecutor(run_fn, jobs or profile.concurrency.jobs, policy)
-    if name == "ray":
-        from m4bench.campaign.ray_executor import RayExecutor
-
-        return RayExecutor(
-            run_fn,
-            policy,
-            jobs=jobs,
-            address=address,
-            cpus_per_run=profile.concurrency.cpus_per_run,
-            memory_mb_per_run=profile.concurrency.memory_mb_per_run,
-        )
-    raise typer.BadParameter("must be 'local' or 'ray'", param_hint="--executor")
-
-
-def _budget_options(
-    cost: float | None, tokens: int | None, hours: float | None
-) -> dict[str, float | int]:
-    """The budget the options set, over the profile's; each a positive finite number."""
-    update: dict[str, float | int] = {}
-    if cost is not None:
-        update["max_cost_usd"] = _positive("--max-cost", cost)
-    if tokens is not None:
-        update["max_tokens"] = int(_positive("--max-tokens", tokens))
-    if hours is not None:
-        update["max_wall_seconds"] = _positive("--max-hours", hours) * 3600
-    return update
-
-
-def _positive(option: str, value: float) -> float:
-    if not (math.isfinite(value) and value > 0):
-        raise M4BenchError(
-            f"{option} {value:g}: a budget must be a positive finite number",
-            hint=f"give {option} a number above 0, or leave it out for the profile's [budget]",
-        )
-    return value
 
 
 def _plan_table(planned: list[PlannedRun]) -> Table:

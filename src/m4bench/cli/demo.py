@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from m4bench.cli.campaign_progress import LiveProgress
 from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.demo import DemoOptions, DemoReport, StageResult, run_demo
 
@@ -46,6 +47,7 @@ def demo_command(
         react_model=react_model or os.environ.get(MODEL_ENV) or "default",
         sandbox=sandbox,
         progress=not quiet,
+        campaign_progress=None if quiet else LiveProgress,
     )
 
     def show(stage: StageResult) -> None:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from m4bench.campaign.progress import ProgressSink
 from m4bench.demo.stages import (
     DemoSources,
     Outcome,
@@ -45,6 +47,10 @@ class StageResult:
     detail: str
 
 
+ProgressDisplay = Callable[[], AbstractContextManager[ProgressSink]]
+"""Opens a live display of the campaign's progress (the command line's)."""
+
+
 @dataclass
 class DemoOptions:
     small: bool = False
@@ -53,6 +59,9 @@ class DemoOptions:
     sandbox: str = "bwrap"
     seed: int = 0
     progress: bool = True
+    """Progress bars of the data stages."""
+    campaign_progress: ProgressDisplay | None = None
+    """The campaign stage's live display; None: none."""
 
 
 @dataclass

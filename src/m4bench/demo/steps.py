@@ -11,6 +11,8 @@ from m4bench.demo.stages import DemoSources, Outcome, Unavailable, shipped_task_
 from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_write_bytes, atomic_write_text
 from m4bench.home import DataHome
+from m4bench.results.layout import CampaignFolder
+from m4bench.results.read import result_files
 
 if TYPE_CHECKING:
     from m4bench.demo.run import DemoOptions
@@ -45,38 +47,42 @@ def campaign(
     opts: DemoOptions,
     ready: bool,
 ) -> Outcome:
-    """The demo campaign in the sandbox; complete runs of an earlier demo are kept."""
+    """The demo campaign in the sandbox, assembled as ``m4bench campaign run`` assembles
+    one; complete runs of an earlier demo are kept."""
     from m4bench.campaign import (
-        DriverSettings,
-        LocalExecutor,
+        CampaignRequest,
         PlanOptions,
-        ResultsDir,
-        facts_from_catalog,
-        plan_campaign,
-        run_campaign,
+        RunSetup,
+        execute_campaign,
+        prepare_campaign,
     )
-    from m4bench.campaign.progress import LiveProgress
-    from m4bench.demo.agents import DemoRunFn
+    from m4bench.demo.agents import HalfAnswers
     from m4bench.demo.profile import demo_agents, demo_profile
 
     if not ready:
         raise Unavailable("preflight did not pass (see above)")
     react = opts.react_endpoint is not None
-    profile = demo_profile(tasks, opts.react_model if react else None)
-    planned = plan_campaign(profile, PlanOptions(agents=demo_agents(react)), facts_from_catalog())
-    run_fn = DemoRunFn(
-        home.root, results.resolve(), names.by_dataset(), opts.sandbox, opts.react_endpoint
+    request = CampaignRequest(
+        profile=demo_profile(tasks, opts.react_model if react else None),
+        where="<demo profile>",
+        results=results.resolve(),
+        plan=PlanOptions(agents=demo_agents(react)),
+        runs=RunSetup(
+            home=home.root,
+            sources=names.by_dataset(),
+            sandbox=opts.sandbox,
+            endpoint=opts.react_endpoint,
+            replay_files=HalfAnswers(results.resolve()),
+        ),
+        resume=True,
+        check=False,  # the preflight stage checked the sources, sandbox and agents
     )
-    executor = LocalExecutor(run_fn, profile.concurrency.jobs, profile.retry)
-    settings = DriverSettings(
-        profile=profile.name, resume=True, provider_limits=profile.concurrency.providers
-    )
-    store = ResultsDir(results)
-    if opts.progress:
-        with LiveProgress() as live:
-            report = run_campaign(store, planned, executor, settings, live)
+    prepared = prepare_campaign(request)
+    if opts.campaign_progress is None:
+        report = execute_campaign(prepared)
     else:
-        report = run_campaign(store, planned, executor, settings)
+        with opts.campaign_progress() as live:
+            report = execute_campaign(prepared, live)
     if report.missing:
         raise M4BenchError(
             f"{report.missing} of {report.planned} runs missing after "
@@ -94,7 +100,7 @@ def campaign(
 def analyze_demo(results: Path, out: Path, ran: bool) -> Outcome:
     from m4bench.analysis import AnalysisSettings, analyze
 
-    if not ran and not (results / "runs").is_dir():
+    if not ran and not CampaignFolder(results).runs.is_dir():
         raise Unavailable("no campaign results to analyze")
     settings = AnalysisSettings(reps=ANALYSIS_REPS, permutation_reps=ANALYSIS_REPS)
     result = analyze(results, out, settings)
@@ -105,7 +111,7 @@ def analyze_demo(results: Path, out: Path, ran: bool) -> Outcome:
 def package_evidence(home: DataHome, results: Path, package: Path, ran: bool) -> Outcome:
     from m4bench.evidence import PackageOptions, package_results, verify_package
 
-    if not ran and not (results / "runs").is_dir():
+    if not ran and not CampaignFolder(results).runs.is_dir():
         raise Unavailable("no campaign results to package")
     stamp, digest = package.with_suffix(".stamp"), _results_digest(results)
     reuse = package.exists() and stamp.exists() and stamp.read_text(encoding="utf-8") == digest
@@ -126,8 +132,9 @@ def package_evidence(home: DataHome, results: Path, package: Path, ran: bool) ->
 def _results_digest(results: Path) -> str:
     """A digest of every result record and the plan: a package built from the same
     records is the same package."""
+    folder = CampaignFolder(results)
     digest = hashlib.sha256()
-    for path in sorted([results / "campaign.json", *(results / "runs").glob("*/result.json")]):
+    for path in sorted([folder.manifest, *result_files(results)]):
         digest.update(str(path.relative_to(results)).encode() + b"\0")
         digest.update(path.read_bytes() if path.exists() else b"")
     return digest.hexdigest() + "\n"

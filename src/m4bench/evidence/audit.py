@@ -1,30 +1,35 @@
 """The integrity audit of a campaign: what was planned, what ran, what may be trusted.
 
 Computed from result records only, so it gives the same numbers on a results directory
-and on a package's sanitized copies (verification recomputes it and compares). Run
-fields are read through the analysis layer's own record adapter, so the audit and the
-analysis report count the same things; the runner's nested verdicts (isolation, canary,
-lint, exit code) fill what that adapter leaves empty.
+and on a package's sanitized copies (verification recomputes it and compares). Records
+are read by the results layer's typed readers and reduced to rows as the analysis
+reduces them (:func:`m4bench.results.rows.row_of`), so the audit and the analysis report
+count the same things.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from m4bench.analysis.diagnostics import tasks_with_several_truths
-from m4bench.analysis.load_results import planned_run_ids, result_to_run
 from m4bench.errors import M4BenchError
+from m4bench.results.layout import (
+    EGRESS_FILE,
+    INSTRUCTION_FILE,
+    OUTPUT_FILE,
+    RUNS_DIR,
+    TRACE_FILE,
+    CampaignFolder,
+)
+from m4bench.results.read import planned_run_ids, read_attempts, read_results
+from m4bench.results.record import ResultRecord
+from m4bench.results.rows import row_of
 from m4bench.wording import counted
 
-RUNS_DIR = "runs"
-RESULT_FILE = "result.json"
-ATTEMPTS_DIR = "attempts"
-RETAINED = ("output.csv", "trace.jsonl", "instruction.md", "egress.jsonl")
+RETAINED = (OUTPUT_FILE, TRACE_FILE, INSTRUCTION_FILE, EGRESS_FILE)
 
 
 class SupersededAttempt(BaseModel):
@@ -89,63 +94,26 @@ class IntegrityAudit(BaseModel):
         return lines
 
 
-def read_json(path: Path) -> dict[str, Any]:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise M4BenchError(
-            f"{path}: not readable JSON ({exc})", hint="re-run or remove it"
-        ) from exc
-    if not isinstance(value, dict):
-        raise M4BenchError(f"{path}: expected a JSON object", hint="re-run or remove it")
-    return value
-
-
-def result_records(root: Path) -> dict[str, dict[str, Any]]:
+def result_records(root: Path) -> dict[str, ResultRecord]:
     """``{run_id: record}`` of every ``runs/<run_id>/result.json`` under ``root``."""
-    runs = root / RUNS_DIR
-    if not runs.is_dir():
+    folder = CampaignFolder(root)
+    if not folder.runs.is_dir():
         raise M4BenchError(
             f"{root}: no {RUNS_DIR}/ directory of result records",
             hint="pass the results directory of a campaign (m4bench campaign run --results DIR)",
         )
-    return {p.parent.name: read_json(p) for p in sorted(runs.glob(f"*/{RESULT_FILE}"))}
-
-
-def _nested(record: dict[str, Any], *path: str) -> Any:
-    node: Any = record
-    for part in path:
-        node = node.get(part) if isinstance(node, dict) else None
-    return node
-
-
-def _flag(value: Any) -> bool | None:
-    return None if value is None else bool(value)
+    return {item.path.parent.name: item.record for item in read_results(root)}
 
 
 def audit_records(
-    records: dict[str, dict[str, Any]],
+    records: dict[str, ResultRecord],
     planned: list[str] | None,
     profile: str | None = None,
     superseded: list[SupersededAttempt] | None = None,
     retained: dict[str, int] | None = None,
 ) -> IntegrityAudit:
     """The audit of ``records`` against the planned run ids (None: no plan known)."""
-    rows = [result_to_run(record, run_id) for run_id, record in records.items()]
-    isolated, canary, lint, exits = [], [], [], []
-    for record in records.values():
-        inner = record.get("record")
-        sandbox = _nested(inner if isinstance(inner, dict) else record, "sandbox")
-        sandbox = sandbox if isinstance(sandbox, dict) else {}
-        isolated.append(_flag(sandbox.get("isolated")))
-        canary.append(_flag(_nested(sandbox, "canary", "passed")))
-        lint.append(_flag(_nested(sandbox, "lint", "passed")))
-        exits.append(sandbox.get("returncode"))
-    for i, row in enumerate(rows):
-        isolated[i] = row.isolated if row.isolated is not None else isolated[i]
-        canary[i] = row.filesystem_canary if row.filesystem_canary is not None else canary[i]
-        lint[i] = row.contamination_lint if row.contamination_lint is not None else lint[i]
-        exits[i] = row.agent_returncode if row.agent_returncode is not None else exits[i]
+    rows = [row_of(record) for record in records.values()]
     reasons = Counter(row.failure_reason for row in rows if row.failure_reason)
     plan = set(planned) if planned is not None else None
     return IntegrityAudit(
@@ -157,10 +125,10 @@ def audit_records(
         cells=len({row.cell for row in rows}),
         publishable_failures=sum(not row.publishable for row in rows),
         simulated_runs=sum(row.simulated for row in rows),
-        isolation_failures=sum(flag is False for flag in isolated),
-        canary_failures=sum(flag is False for flag in canary),
-        lint_failures=sum(flag is False for flag in lint),
-        nonzero_exits=sum(code not in (None, 0) for code in exits),
+        isolation_failures=sum(row.isolated is False for row in rows),
+        canary_failures=sum(row.filesystem_canary is False for row in rows),
+        lint_failures=sum(row.contamination_lint is False for row in rows),
+        nonzero_exits=sum(row.agent_returncode not in (None, 0) for row in rows),
         missing_rewards=sum(row.reward is None for row in rows),
         strict_passes=sum(row.strict_pass for row in rows),
         mixed_truth_tasks=tasks_with_several_truths(rows),
@@ -170,24 +138,22 @@ def audit_records(
     )
 
 
-def superseded_attempts(root: Path, records: dict[str, dict[str, Any]]) -> list[SupersededAttempt]:
-    """Attempt records older than the attempt each result record kept."""
+def superseded_attempts(root: Path, records: dict[str, ResultRecord]) -> list[SupersededAttempt]:
+    """Attempt records other than the one that wrote each run's result: the last
+    ``finished`` attempt (or, after a crash before it was marked, the last attempt)."""
+    folder = CampaignFolder(root)
     kept = []
-    for run_id, record in records.items():
-        final = int(record.get("attempt", 1))
-        folder = root / RUNS_DIR / run_id / ATTEMPTS_DIR
-        for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-            attempt = read_json(path)
-            number = int(attempt.get("attempt", 0))
-            if number and number != final:
-                kept.append(
-                    SupersededAttempt(
-                        run_id=run_id,
-                        attempt=number,
-                        state=str(attempt.get("state", "unknown")),
-                        error=attempt.get("error"),
-                    )
-                )
+    for run_id in records:
+        attempts = read_attempts(folder, run_id)
+        finished = [a.attempt for a in attempts if a.state == "finished"]
+        final = max(finished or [a.attempt for a in attempts] or [0])
+        kept += [
+            SupersededAttempt(
+                run_id=run_id, attempt=item.attempt, state=item.state, error=item.error
+            )
+            for item in attempts
+            if item.attempt != final
+        ]
     return sorted(kept, key=lambda a: (a.run_id, a.attempt))
 
 

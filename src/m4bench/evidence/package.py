@@ -24,14 +24,11 @@ import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from m4bench.analysis.load_results import CAMPAIGN_FILE, planned_run_ids
 from m4bench.errors import M4BenchError
 from m4bench.evidence.archive import write_directory
 from m4bench.evidence.audit import (
     RETAINED,
-    RUNS_DIR,
     IntegrityAudit,
     SupersededAttempt,
     audit_records,
@@ -50,6 +47,9 @@ from m4bench.evidence.model import (
 from m4bench.evidence.redact import Redactor
 from m4bench.evidence.run_files import package_run
 from m4bench.fileio import atomic_write_text, canonical_json, sha256_file
+from m4bench.results.layout import CAMPAIGN_FILE, RUNS_DIR
+from m4bench.results.read import planned_run_ids
+from m4bench.results.record import ResultRecord
 from m4bench.tasks.catalog import load_catalog
 
 RULES = [
@@ -107,7 +107,7 @@ def _stage(
     records = result_records(results)
     planned, profile = planned_run_ids(results)
     step = progress or (lambda _name: None)
-    sanitized: dict[str, dict[str, Any]] = {}
+    sanitized: dict[str, ResultRecord] = {}
     for run_id, record in records.items():
         sanitized[run_id] = package_run(builder, run_id, record)
         step(run_id)

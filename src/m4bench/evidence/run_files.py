@@ -6,36 +6,45 @@ import csv
 import io
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from m4bench.errors import M4BenchError
-from m4bench.evidence.audit import RUNS_DIR
 from m4bench.evidence.builder import Builder, action
 from m4bench.evidence.outputs import scores_only
 from m4bench.evidence.records import sanitize_egress, sanitize_jsonl
 from m4bench.evidence.redact import Redactor
+from m4bench.results.layout import (
+    DIFF_FILE,
+    EGRESS_FILE,
+    INSTRUCTION_FILE,
+    OUTPUT_FILE,
+    RESULT_FILE,
+    RUNS_DIR,
+    STDERR_FILE,
+    TRACE_FILE,
+    TRAJECTORY_FILE,
+    artifact_root,
+)
+from m4bench.results.read import parse_result
+from m4bench.results.record import ResultRecord
 from m4bench.tasks.evaluation import IDENTIFIER_COLUMNS, EvaluationSpec
 
-WORK_DIR = "work"
-OUTPUT = "output.csv"
-TEXT_ARTIFACTS = ("instruction.md", "trace.jsonl", "egress.jsonl")
+OUTPUT = OUTPUT_FILE
+TEXT_ARTIFACTS = (INSTRUCTION_FILE, TRACE_FILE, EGRESS_FILE)
 NOT_PACKAGED = {
-    "diff.parquet": "row-level differences against the ground truth",
-    "stderr.log": "free text outside the trace; not part of the evidence",
-    "trajectory.json": "derived from the trace, which is packaged",
+    DIFF_FILE: "row-level differences against the ground truth",
+    STDERR_FILE: "free text outside the trace; not part of the evidence",
+    TRAJECTORY_FILE: "derived from the trace, which is packaged",
 }
 MAX_ID_LITERALS = 50_000
 
 
-def package_run(builder: Builder, run_id: str, record: dict[str, Any]) -> dict[str, Any]:
+def package_run(builder: Builder, run_id: str, record: ResultRecord) -> ResultRecord:
     """Add the run's files to the package; return its sanitized result record."""
-    inner = record.get("record")
-    inner = inner if isinstance(inner, dict) else {}
-    artifacts = _artifact_paths(builder.results, run_id, inner)
-    evaluation = builder.catalog.task(str(record.get("task"))).card.evaluation
+    artifacts = _artifact_paths(builder.results, run_id, record)
     identifiers: list[str] = []
     if OUTPUT in artifacts:
-        identifiers = _add_output(builder, run_id, artifacts[OUTPUT], evaluation, inner)
+        evaluation = builder.catalog.task(record.identity.task).card.evaluation
+        identifiers = _add_output(builder, run_id, artifacts[OUTPUT], evaluation, record)
     redactor = builder.redactor(identifiers)
     for name in TEXT_ARTIFACTS:
         if name in artifacts:
@@ -43,18 +52,18 @@ def package_run(builder: Builder, run_id: str, record: dict[str, Any]) -> dict[s
     for name, path in sorted(artifacts.items()):
         if name in NOT_PACKAGED:
             builder.skip(_relative(builder, path), NOT_PACKAGED[name])
-    source = f"{RUNS_DIR}/{run_id}/result.json"
-    return builder.add_json(source, source, redactor)
+    source = f"{RUNS_DIR}/{run_id}/{RESULT_FILE}"
+    return parse_result(builder.add_json(source, source, redactor), f"{source} (sanitized)")
 
 
-def _artifact_paths(results: Path, run_id: str, inner: dict[str, Any]) -> dict[str, Path]:
+def _artifact_paths(results: Path, run_id: str, record: ResultRecord) -> dict[str, Path]:
     """The runner's kept artifacts of the final attempt that exist on disk."""
-    run_dir = results / WORK_DIR / run_id
+    root = artifact_root(results, run_id)
     found = {}
-    for name, entry in (inner.get("artifacts") or {}).items():
-        path = run_dir / str(entry.get("path", "")) if isinstance(entry, dict) else None
-        if path is not None and path.is_file():
-            found[str(name)] = path
+    for name, entry in record.artifacts.items():
+        path = root / entry.path
+        if path.is_file():
+            found[name] = path
     return found
 
 
@@ -66,9 +75,9 @@ def _add_text(builder: Builder, run_id: str, name: str, path: Path, redactor: Re
     raw = path.read_bytes()
     text = raw.decode("utf-8", errors="replace")
     counts: Counter[str] = Counter()
-    if name == "trace.jsonl":
+    if name == TRACE_FILE:
         clean, what = sanitize_jsonl(text, redactor, counts), "redacted trace"
-    elif name == "egress.jsonl":
+    elif name == EGRESS_FILE:
         clean, what = sanitize_egress(text, redactor, counts), "egress log, relative times"
     else:
         clean, what = redactor.text(text), "redacted text"
@@ -84,13 +93,13 @@ def _add_output(
     run_id: str,
     path: Path,
     evaluation: EvaluationSpec,
-    inner: dict[str, Any],
+    record: ResultRecord,
 ) -> list[str]:
     """Add the output (scores-only or full); return its identifier values for redaction."""
     raw = path.read_bytes()
     text = raw.decode("utf-8", errors="replace")
     target = f"{RUNS_DIR}/{run_id}/{OUTPUT}"
-    source = str(inner.get("source", ""))
+    source = record.source
     mode = builder.options.outputs
     public = builder.is_public(source)
     if mode == "full" and not public:

@@ -5,23 +5,20 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
-from m4bench.analysis.load_results import CAMPAIGN_FILE
-from m4bench.campaign.identity import PlannedRun
 from m4bench.errors import M4BenchError
 from m4bench.evidence.archive import Member, iter_archive
-from m4bench.evidence.audit import (
-    RESULT_FILE,
-    RUNS_DIR,
-    IntegrityAudit,
-    audit_records,
-)
+from m4bench.evidence.audit import IntegrityAudit, audit_records
 from m4bench.evidence.model import AUDIT_FILE, MANIFEST_FILE, PackageManifest
 from m4bench.evidence.package import retained_counts, sidecar
 from m4bench.fileio import read_user_text, sha256_file
+from m4bench.results.campaign_files import CampaignManifest
+from m4bench.results.layout import CAMPAIGN_FILE, RESULT_FILE, RUNS_DIR
+from m4bench.results.read import parse_result
+from m4bench.results.record import ResultRecord
+from m4bench.results.validation import validated
 
 
 @dataclass
@@ -130,17 +127,17 @@ def _check_audit(files: dict[str, bytes], names: set[str], report: VerifyReport)
 
 
 def _recompute(files: dict[str, bytes], names: set[str], stated: IntegrityAudit) -> IntegrityAudit:
-    records: dict[str, dict[str, Any]] = {}
+    records: dict[str, ResultRecord] = {}
     prefix, suffix = f"{RUNS_DIR}/", f"/{RESULT_FILE}"
     for name in sorted(files):
         if name.startswith(prefix) and name.endswith(suffix) and name.count("/") == 2:
-            records[name[len(prefix) : -len(suffix)]] = json.loads(files[name])
+            records[name[len(prefix) : -len(suffix)]] = parse_result(json.loads(files[name]), name)
     planned: list[str] | None = None
     profile: str | None = None
     if CAMPAIGN_FILE in files:
-        campaign = json.loads(files[CAMPAIGN_FILE])
-        planned = [PlannedRun.model_validate(run).run_id for run in campaign.get("runs", [])]
-        profile = campaign.get("profile")
+        campaign = validated(CampaignManifest, json.loads(files[CAMPAIGN_FILE]), CAMPAIGN_FILE)
+        planned = [run.run_id for run in campaign.runs]
+        profile = campaign.profile
     return audit_records(
         records, planned, profile, stated.superseded_attempts, retained_counts(names)
     )

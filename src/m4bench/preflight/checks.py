@@ -16,6 +16,7 @@ from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
 from m4bench.provision.layout import SchemaVariant
 from m4bench.provision.preflight import provisioning_checks
+from m4bench.results.layout import CampaignFolder
 from m4bench.runner.agent_command import check_agent_command, host_sees_programs
 from m4bench.runner.builtin_agents import python_runtime_mounts
 from m4bench.runner.canary import forbidden_paths, run_canary
@@ -135,7 +136,7 @@ def check_results_dir(results: Path, profile: str | None) -> Check:
     name = f"results {results}"
     if not results.exists() or (results.is_dir() and not any(results.iterdir())):
         return Check(name, True, "fresh")
-    manifest = results / "campaign.json"
+    manifest = CampaignFolder(results).manifest
     if not manifest.is_file():
         return Check(
             name,

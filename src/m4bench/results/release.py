@@ -1,4 +1,10 @@
-"""Read a runs CSV in the released format (one row per run) into ``RunRow`` records."""
+"""The paper's released layout: a per-run CSV (one row per run) read as ``RunRow`` rows.
+
+The M4Bench release v1 ships its runs this way (``final_codex_runs.csv``); any CSV in
+the same layout reads the same. Required columns: ``task``, ``condition``, ``model``,
+``trial``, ``reward``; the others of :class:`~m4bench.results.rows.RunRow` are optional
+and unknown ones are ignored. Errors name the file, the line and the column.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +15,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from m4bench.analysis.runs import RunRow
 from m4bench.errors import M4BenchError
+from m4bench.results.rows import RunRow
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("task", "condition", "model", "trial", "reward")
 

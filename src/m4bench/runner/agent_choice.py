@@ -15,13 +15,13 @@ from m4bench.agents.base import AgentAdapter
 from m4bench.agents.registry import AdapterFactory, adapter_names, get_adapter
 from m4bench.errors import M4BenchError
 from m4bench.provision.mapping import SchemaMapping
+from m4bench.results.identity import SchemaName
 from m4bench.runner.builtin_agents import (
     MUTANT_PREFIX,
     BuiltinAdapter,
     MutantSource,
     replay_adapter,
 )
-from m4bench.runner.identity import SchemaName
 from m4bench.runner.oracle_plan import oracle_statements
 from m4bench.tasks.catalog import Task
 from m4bench.tasks.mutants import FIRST_MUTANT, MUTANTS_FILE, task_mutants

@@ -36,6 +36,7 @@ from m4bench.agents.base import (
     final_metrics,
     read_jsonl,
 )
+from m4bench.agents.usage import Usage
 from m4bench.errors import M4BenchError
 from m4bench.fileio import read_user_text
 from m4bench.runner.oracle_plan import OUTPUT_FILE
@@ -108,13 +109,14 @@ class BuiltinAdapter(CliAdapter):
 
     def parse_trace(self, path: Path) -> TraceSummary:
         events, bad = read_jsonl(path)
-        summary = TraceSummary(agent=self.name, unparsed_lines=bad, cost_usd=0.0)
-        summary.cost_source = "no model"
+        summary = TraceSummary(
+            agent=self.name, unparsed_lines=bad, usage=Usage(cost_usd=0.0, cost_source="no model")
+        )
         for event in events:
             if event.get("type") != "sql":
                 continue
-            summary.turns += 1
-            summary.tool_calls += 1
+            summary.usage.turns += 1
+            summary.usage.tool_calls += 1
             if not event.get("ok"):
                 summary.errors.append(str(event.get("error")))
         return summary

@@ -13,25 +13,13 @@ import shlex
 from collections.abc import Iterable
 from pathlib import Path
 
-from pydantic import BaseModel, Field
-
 from m4bench.errors import M4BenchError
+from m4bench.results.verdicts import CanaryVerdict
 from m4bench.sandbox import NetworkMode, ProcessSandbox, SandboxSpec
 
 _HOME_ENTRIES = 256
 _PROBE_TIMEOUT = 30.0
 _MARK = "VISIBLE "
-
-
-class CanaryVerdict(BaseModel):
-    """What the canary probed and what it could see."""
-
-    ran: bool
-    passed: bool
-    enforced: bool
-    probed: list[str] = Field(default_factory=list)
-    visible: list[str] = Field(default_factory=list)
-    detail: str = ""
 
 
 def forbidden_paths(

@@ -20,11 +20,11 @@ from m4bench.provision.equivalence import load_mapping
 from m4bench.provision.ground_truth import ground_truth_path
 from m4bench.provision.layout import check_schema_exists, task_catalog_paths
 from m4bench.provision.mapping import SchemaMapping
+from m4bench.results.identity import DEFAULT_MODEL, RunSpec
 from m4bench.runner.agent_choice import BUILTIN_NAMES, check_agent_name, mutant_sql
 from m4bench.runner.agent_command import check_agent_command
 from m4bench.runner.builtin_agents import MUTANT_PREFIX, replay_adapter
 from m4bench.runner.conditions import check_condition, schema_rewriter
-from m4bench.runner.identity import DEFAULT_MODEL, RunSpec
 from m4bench.sources.defaults import DEFAULT_SOURCES, check_same_dataset
 from m4bench.sources.layout import list_source_names, load_source
 from m4bench.tasks.catalog import Catalog, Task

@@ -22,7 +22,7 @@ from m4bench.fileio import read_user_text
 from m4bench.provision.layout import PerturbedVariant
 from m4bench.provision.mapping import SchemaMapping
 from m4bench.provision.rewrite import transform_sql
-from m4bench.runner.identity import Condition, SchemaName
+from m4bench.results.identity import Condition, SchemaName
 from m4bench.tasks.catalog import SKILLS_DIR, Catalog, Task
 from m4bench.tasks.skills import SKILL_FILE, decoy_skill, raw_sql_skill
 

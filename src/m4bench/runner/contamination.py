@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from m4bench.results.verdicts import LintFinding, LintVerdict
 
 _DATABASE_SUFFIXES = (".duckdb", ".db", ".sqlite", ".sqlite3", ".parquet")
 _ALLOWED_DATABASES = {"agent.duckdb", "agent.duckdb.wal"}
@@ -33,19 +33,6 @@ SECRET_PATTERN = re.compile(
     r"|-----BEGIN [A-Z ]*PRIVATE KEY-----)"
 )
 REDACTED = "[redacted]"
-
-
-class LintFinding(BaseModel):
-    path: str = Field(description="relative to the workdir")
-    kind: str
-    detail: str
-
-
-class LintVerdict(BaseModel):
-    passed: bool
-    files: int
-    bytes: int
-    findings: list[LintFinding] = Field(default_factory=list)
 
 
 def _alternation(values: Iterable[str]) -> re.Pattern[str] | None:

@@ -1,9 +1,9 @@
 """``execute_run``: one run, from an empty directory to its result record.
 
-Every call writes ``<results>/<run_id>/result.json``: a harness failure (missing ground
-truth, unknown agent, a crash of the harness itself) becomes a record with status
-``harness_error`` and the error message, never a lost run; Ctrl-C (KeyboardInterrupt)
-is recorded as ``interrupted`` and raised again.
+Every call writes ``<results>/<run_id>/result.json`` (:mod:`m4bench.results.layout`): a
+harness failure (missing ground truth, unknown agent, a crash of the harness itself)
+becomes a record with status ``harness_error`` and the error message, never a lost run;
+Ctrl-C (KeyboardInterrupt) is recorded as ``interrupted`` and raised again.
 """
 
 from __future__ import annotations
@@ -20,13 +20,14 @@ import duckdb
 
 import m4bench
 from m4bench.errors import M4BenchError, is_interruption
+from m4bench.fileio import write_model
 from m4bench.home import DataHome
+from m4bench.results.identity import RunSpec
+from m4bench.results.record import ResultRecord, SandboxRecord, Timings, Versions
 from m4bench.runner.builtin_agents import MutantSource
 from m4bench.runner.canary import run_canary
 from m4bench.runner.finish import finish_run
-from m4bench.runner.identity import RunSpec
 from m4bench.runner.prepare import PreparedRun, prepare_run
-from m4bench.runner.record import ResultRecord, SandboxRecord, Timings, Versions, write_result
 from m4bench.runner.workdir import RunPaths, check_results_dir, next_attempt
 from m4bench.sandbox import Limits, SandboxResult, default_sandbox_name, get_sandbox
 from m4bench.tasks.catalog import Catalog
@@ -174,7 +175,7 @@ def _write(paths: RunPaths, record: ResultRecord, started: float) -> ResultRecor
     timings.total = round(time.monotonic() - started, 3)
     timings.harness = round(max(timings.total - timings.agent, 0.0), 3)
     final = record.model_copy(update={"timings": timings})
-    write_result(paths.run_dir, final)
+    write_model(paths.result, final)
     return final
 
 

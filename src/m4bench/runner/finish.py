@@ -11,30 +11,34 @@ import time
 from pathlib import Path
 
 from m4bench.agents.base import TraceSummary
+from m4bench.agents.usage import Usage
 from m4bench.fileio import atomic_write_text, sha256_file
 from m4bench.home import DataHome
-from m4bench.runner.canary import CanaryVerdict
-from m4bench.runner.contamination import LintVerdict, lint_workdir, redact_file
-from m4bench.runner.lifecycle import copy_regular_file, decide_status, egress_verdict
-from m4bench.runner.prepare import PreparedRun
-from m4bench.runner.record import (
+from m4bench.results.layout import (
+    ARTIFACTS,
+    DIFF_FILE,
+    EGRESS_FILE,
+    INSTRUCTION_FILE,
+    OUTPUT_FILE,
+    STDERR_FILE,
+    TRACE_FILE,
+    TRAJECTORY_FILE,
+)
+from m4bench.results.record import (
     Artifact,
-    EgressVerdict,
     ResultRecord,
     SandboxRecord,
     Status,
     Timings,
-    UsageRecord,
 )
-from m4bench.runner.workdir import INSTRUCTION_FILE, OUTPUT_FILE, RunPaths
+from m4bench.results.reward import reward_for
+from m4bench.results.verdicts import CanaryVerdict, EgressVerdict, LintVerdict
+from m4bench.runner.contamination import lint_workdir, redact_file
+from m4bench.runner.lifecycle import copy_regular_file, decide_status, egress_verdict
+from m4bench.runner.prepare import PreparedRun
+from m4bench.runner.workdir import RunPaths
 from m4bench.sandbox import SandboxResult
 from m4bench.scoring import Score, score_output
-
-TRACE_FILE = "trace.jsonl"
-STDERR_FILE = "stderr.log"
-TRAJECTORY_FILE = "trajectory.json"
-EGRESS_FILE = "egress.jsonl"
-DIFF_FILE = "diff.parquet"
 
 
 def finish_run(
@@ -72,10 +76,10 @@ def finish_run(
             "status": status,
             "status_detail": detail,
             "timings": timings,
-            "usage": _usage(summary),
+            "usage": summary.usage if summary is not None else Usage(),
             "score": score,
             "ground_truth": prepared.ground_truth if score is not None else None,
-            "reward": score.reward if score is not None else 0.0,
+            "reward": reward_for(score),
             "publishable": publishable,
             "publishable_reason": reason,
             "artifacts": _artifacts(paths),
@@ -164,21 +168,6 @@ def _score(prepared: PreparedRun, paths: RunPaths) -> Score:
     )
 
 
-def _usage(summary: TraceSummary | None) -> UsageRecord:
-    if summary is None:
-        return UsageRecord()
-    return UsageRecord(
-        input_uncached=summary.usage.input_uncached,
-        input_cache_read=summary.usage.input_cache_read,
-        input_cache_write=summary.usage.input_cache_write,
-        output=summary.usage.output,
-        turns=summary.turns,
-        tool_calls=summary.tool_calls,
-        cost_usd=summary.cost_usd,
-        cost_source=summary.cost_source,
-    )
-
-
 def _sandbox_record(
     prepared: PreparedRun,
     result: SandboxResult | None,
@@ -202,15 +191,7 @@ def _sandbox_record(
 
 def _artifacts(paths: RunPaths) -> dict[str, Artifact]:
     kept = {}
-    for name in (
-        INSTRUCTION_FILE,
-        OUTPUT_FILE,
-        TRACE_FILE,
-        STDERR_FILE,
-        TRAJECTORY_FILE,
-        EGRESS_FILE,
-        DIFF_FILE,
-    ):
+    for name in ARTIFACTS:
         path = paths.artifact(name)
         if path.is_file():
             kept[name] = Artifact(

@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 from m4bench.errors import M4BenchError
+from m4bench.results.identity import Condition, SchemaName
 from m4bench.runner.conditions import operational_spec
-from m4bench.runner.identity import Condition, SchemaName
 from m4bench.tasks.catalog import Task
 
 OUTPUT_PATH = "./output.csv"

@@ -15,8 +15,8 @@ import shutil
 import stat
 from pathlib import Path
 
-from m4bench.runner.canary import CanaryVerdict
-from m4bench.runner.record import EgressVerdict, Status
+from m4bench.results.record import Status
+from m4bench.results.verdicts import CanaryVerdict, EgressVerdict
 from m4bench.sandbox import SandboxResult, SandboxSpec
 
 _SAMPLE = 10

@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection
 from m4bench.concepts.library import ConceptLibrary
 from m4bench.provision.mapping import SchemaMapping
 from m4bench.provision.rewrite import transform_sql
-from m4bench.runner.identity import SchemaName
+from m4bench.results.identity import SchemaName
 from m4bench.tasks.catalog import Task
 from m4bench.tasks.reference import ordered_query, output_columns
 

@@ -22,16 +22,16 @@ from m4bench.provision.layout import (
     mapping_path,
     task_catalog_paths,
 )
+from m4bench.results.identity import DEFAULT_MODEL, RunSpec
+from m4bench.results.layout import INSTRUCTION_FILE
+from m4bench.results.record import GroundTruthRecord, SkillRecord
 from m4bench.runner.agent_choice import AgentInputs, resolve_adapter
 from m4bench.runner.agent_command import check_agent_command
 from m4bench.runner.canary import forbidden_paths
 from m4bench.runner.checks import run_timeout, task_inputs
 from m4bench.runner.conditions import condition_skills, schema_rewriter
-from m4bench.runner.identity import DEFAULT_MODEL, RunSpec
 from m4bench.runner.instruction import assemble_instruction, read_dictionary
-from m4bench.runner.record import GroundTruthRecord, SkillRecord
 from m4bench.runner.workdir import (
-    INSTRUCTION_FILE,
     RunPaths,
     place_database,
     place_instruction,

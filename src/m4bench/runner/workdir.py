@@ -1,4 +1,4 @@
-"""Where a run's files live, and building the agent's working directory.
+"""Building the agent's working directory, in a run's folder (:mod:`m4bench.results.layout`).
 
 ::
 
@@ -20,7 +20,6 @@ nothing the agent writes can reach them.
 from __future__ import annotations
 
 import os
-import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,15 +30,12 @@ from m4bench.fileio import atomic_write_text
 from m4bench.home import DataHome
 from m4bench.provision.agent_catalog import agent_mounts, provision_run_database
 from m4bench.provision.layout import DATA_DIR, SchemaVariant, task_catalog_paths
+from m4bench.results.layout import INSTRUCTION_FILE, RunFolder
 from m4bench.runner.conditions import SkillFile
 from m4bench.sandbox import Mount
 from m4bench.tasks.skills import write_skill
 
-RESULT_FILE = "result.json"
-INSTRUCTION_FILE = "instruction.md"
-OUTPUT_FILE = "output.csv"
 DATA_IN_SANDBOX = Path("/") / DATA_DIR
-_ATTEMPT = re.compile(r"^attempt-(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -50,12 +46,16 @@ class RunPaths:
     attempt: int
 
     @property
+    def folder(self) -> RunFolder:
+        return RunFolder(self.run_dir)
+
+    @property
     def result(self) -> Path:
-        return self.run_dir / RESULT_FILE
+        return self.folder.result
 
     @property
     def attempt_dir(self) -> Path:
-        return self.run_dir / f"attempt-{self.attempt}"
+        return self.folder.attempt(self.attempt)
 
     @property
     def workdir(self) -> Path:
@@ -71,13 +71,8 @@ class RunPaths:
 
 def next_attempt(run_dir: Path) -> RunPaths:
     """Paths of a fresh attempt: one more than the highest attempt already started."""
-    numbers = [0]
-    if run_dir.is_dir():
-        for child in run_dir.iterdir():
-            match = _ATTEMPT.match(child.name)
-            if match:
-                numbers.append(int(match.group(1)))
-    paths = RunPaths(run_dir, max(numbers) + 1)
+    started = RunFolder(run_dir).attempt_numbers()
+    paths = RunPaths(run_dir, max(started, default=0) + 1)
     paths.workdir.mkdir(parents=True)
     paths.logs.mkdir(parents=True)
     return paths

@@ -1,0 +1,46 @@
+"""The harness's verdicts on a run's isolation, as its result record keeps them.
+
+Each is decided outside the agent's reach (see :mod:`m4bench.runner`): the filesystem
+canary before the agent starts, the egress log of the proxy, the contamination lint of
+the workdir after the agent stops.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class CanaryVerdict(BaseModel):
+    """What the canary probed and what it could see."""
+
+    ran: bool
+    passed: bool
+    enforced: bool
+    probed: list[str] = Field(default_factory=list)
+    visible: list[str] = Field(default_factory=list)
+    detail: str = ""
+
+
+class EgressVerdict(BaseModel):
+    """The connections the egress proxy logged, and those it refused."""
+
+    network: str
+    allowed_endpoints: list[str]
+    connections: int = 0
+    refused: int = 0
+    refused_sample: list[str] = Field(default_factory=list)
+
+
+class LintFinding(BaseModel):
+    path: str = Field(description="relative to the workdir")
+    kind: str
+    detail: str
+
+
+class LintVerdict(BaseModel):
+    """The contamination lint of the workdir: files read, and what they held."""
+
+    passed: bool
+    files: int
+    bytes: int
+    findings: list[LintFinding] = Field(default_factory=list)
