@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from m4bench.agents.atif import FinalMetrics, Trajectory
+from m4bench.agents.usage import Usage
 from m4bench.errors import M4BenchError
 
 
@@ -37,41 +38,15 @@ class AgentContext(BaseModel):
     wall_seconds: float = Field(default=1800.0, gt=0)
 
 
-class TokenUsage(BaseModel):
-    """Token accounting with disjoint buckets: no token is counted twice.
-
-    ``input_uncached`` + ``input_cache_read`` + ``input_cache_write`` is every input
-    token the provider processed; ``output`` includes reasoning tokens.
-    """
-
-    input_uncached: int = 0
-    input_cache_read: int = 0
-    input_cache_write: int = 0
-    output: int = 0
-
-    @property
-    def input_total(self) -> int:
-        return self.input_uncached + self.input_cache_read + self.input_cache_write
-
-    def plus(self, other: TokenUsage) -> TokenUsage:
-        return TokenUsage(
-            input_uncached=self.input_uncached + other.input_uncached,
-            input_cache_read=self.input_cache_read + other.input_cache_read,
-            input_cache_write=self.input_cache_write + other.input_cache_write,
-            output=self.output + other.output,
-        )
-
-
 class TraceSummary(BaseModel):
     """What a trace says about a run, independent of the agent that wrote it."""
 
+    model_config = ConfigDict(extra="forbid")
+
     agent: str
     model_strings: list[str] = Field(default_factory=list)
-    turns: int = 0
-    tool_calls: int = 0
-    usage: TokenUsage = Field(default_factory=TokenUsage)
-    cost_usd: float | None = None
-    cost_source: str = "not reported"
+    usage: Usage = Field(default_factory=Usage)
+    """Tokens, turns, tool calls and cost, as the trace reports them."""
     web_tool_uses: int = 0
     errors: list[str] = Field(default_factory=list)
     unparsed_lines: int = 0
@@ -220,20 +195,20 @@ def final_metrics(summary: TraceSummary, steps: int) -> FinalMetrics:
         total_prompt_tokens=summary.usage.input_total,
         total_completion_tokens=summary.usage.output,
         total_cached_tokens=summary.usage.input_cache_read,
-        total_cost_usd=summary.cost_usd,
+        total_cost_usd=summary.usage.cost_usd,
         total_steps=steps,
     )
 
 
-def openai_usage(raw: Any) -> TokenUsage:
+def openai_usage(raw: Any) -> Usage:
     """Disjoint buckets from an OpenAI-style ``usage`` object."""
     if not isinstance(raw, dict):
-        return TokenUsage()
+        return Usage()
     prompt = as_int(raw.get("prompt_tokens"))
     details = raw.get("prompt_tokens_details")
     cached = as_int(details.get("cached_tokens")) if isinstance(details, dict) else 0
     cached = min(cached, prompt)
-    return TokenUsage(
+    return Usage(
         input_uncached=prompt - cached,
         input_cache_read=cached,
         output=as_int(raw.get("completion_tokens")),

@@ -22,22 +22,22 @@ from m4bench.agents.atif import AgentInfo, StepBuilder, StepMetrics, ToolCall, T
 from m4bench.agents.base import (
     AgentContext,
     CliAdapter,
-    TokenUsage,
     TraceSummary,
     as_int,
     final_metrics,
     read_jsonl,
     with_instruction,
 )
+from m4bench.agents.usage import Usage
 
 WEB_TOOLS = ("WebFetch", "WebSearch")
 ALLOWED_TOOLS = ("Bash", "Read", "Write", "Edit", "Glob", "Grep", "Skill")
 
 
-def _usage(raw: Any) -> TokenUsage:
+def _usage(raw: Any) -> Usage:
     if not isinstance(raw, dict):
-        return TokenUsage()
-    return TokenUsage(
+        return Usage()
+    return Usage(
         input_uncached=as_int(raw.get("input_tokens")),
         input_cache_read=as_int(raw.get("cache_read_input_tokens")),
         input_cache_write=as_int(raw.get("cache_creation_input_tokens")),
@@ -76,7 +76,7 @@ class ClaudeCodeAdapter(CliAdapter):
     def parse_trace(self, path: Path) -> TraceSummary:
         events, bad = read_jsonl(path)
         summary = TraceSummary(agent=self.name, unparsed_lines=bad)
-        per_message: dict[str, TokenUsage] = {}
+        per_message: dict[str, Usage] = {}
         models: set[str] = set()
         tool_ids: set[str] = set()
         final: dict[str, Any] | None = None
@@ -97,13 +97,13 @@ class ClaudeCodeAdapter(CliAdapter):
                             summary.web_tool_uses += 1
             elif kind == "result":
                 final = event
-        summary.tool_calls = len(tool_ids)
         summary.model_strings = sorted(models)
-        summary.turns = len(per_message)
-        total = TokenUsage()
+        total = Usage()
         for usage in per_message.values():
             total = total.plus(usage)
-        summary.usage = total
+        summary.usage = total.model_copy(
+            update={"turns": len(per_message), "tool_calls": len(tool_ids)}
+        )
         if final is not None:
             _apply_result(summary, final)
         return summary
@@ -135,13 +135,13 @@ class ClaudeCodeAdapter(CliAdapter):
 
 def _apply_result(summary: TraceSummary, final: dict[str, Any]) -> None:
     if isinstance(final.get("usage"), dict):
-        summary.usage = _usage(final["usage"])
+        summary.usage = summary.usage.with_tokens_of(_usage(final["usage"]))
     cost = final.get("total_cost_usd", final.get("cost_usd"))
     if isinstance(cost, int | float):
-        summary.cost_usd = float(cost)
-        summary.cost_source = "reported by the agent"
+        summary.usage.cost_usd = float(cost)
+        summary.usage.cost_source = "reported by the agent"
     if as_int(final.get("num_turns")):
-        summary.turns = as_int(final.get("num_turns"))
+        summary.usage.turns = as_int(final.get("num_turns"))
     if final.get("is_error") or final.get("subtype", "success") != "success":
         summary.errors.append(str(final.get("subtype") or final.get("result") or "error"))
 

@@ -19,21 +19,21 @@ from m4bench.agents.atif import AgentInfo, StepBuilder, StepMetrics, ToolCall, T
 from m4bench.agents.base import (
     AgentContext,
     CliAdapter,
-    TokenUsage,
     TraceSummary,
     as_int,
     final_metrics,
     read_jsonl,
     with_instruction,
 )
+from m4bench.agents.usage import Usage
 
 
-def _usage(raw: Any) -> TokenUsage:
+def _usage(raw: Any) -> Usage:
     if not isinstance(raw, dict):
-        return TokenUsage()
+        return Usage()
     total_input = as_int(raw.get("input_tokens"))
     cached = min(as_int(raw.get("cached_input_tokens")), total_input)
-    return TokenUsage(
+    return Usage(
         input_uncached=total_input - cached,
         input_cache_read=cached,
         output=as_int(raw.get("output_tokens")),
@@ -74,7 +74,7 @@ class CodexAdapter(CliAdapter):
             if isinstance(event.get("model"), str):
                 models.add(event["model"])
             if kind == "turn.completed":
-                summary.turns += 1
+                summary.usage.turns += 1
                 summary.usage = summary.usage.plus(_usage(event.get("usage")))
             elif kind in ("turn.failed", "error"):
                 summary.errors.append(_error_text(event))
@@ -82,9 +82,9 @@ class CodexAdapter(CliAdapter):
                 item = event.get("item") or {}
                 item_type = item.get("type")
                 if item_type in ("command_execution", "file_change", "mcp_tool_call"):
-                    summary.tool_calls += 1
+                    summary.usage.tool_calls += 1
                 elif item_type == "web_search":
-                    summary.tool_calls += 1
+                    summary.usage.tool_calls += 1
                     summary.web_tool_uses += 1
         summary.model_strings = sorted(models)
         return summary

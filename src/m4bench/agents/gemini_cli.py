@@ -20,13 +20,13 @@ from m4bench.agents.atif import AgentInfo, StepBuilder, ToolCall, Trajectory
 from m4bench.agents.base import (
     AgentContext,
     CliAdapter,
-    TokenUsage,
     TraceSummary,
     as_int,
     final_metrics,
     read_jsonl,
     with_instruction,
 )
+from m4bench.agents.usage import Usage
 from m4bench.fileio import atomic_write_text
 
 WEB_TOOLS = ("google_web_search", "web_fetch")
@@ -41,13 +41,13 @@ SETTINGS: dict[str, Any] = {
 }
 
 
-def _usage(stats: Any) -> TokenUsage:
+def _usage(stats: Any) -> Usage:
     if not isinstance(stats, dict):
-        return TokenUsage()
+        return Usage()
     total_input = as_int(stats.get("input_tokens", stats.get("input")))
     cached = as_int(stats.get("cached", stats.get("cached_input_tokens")))
     cached = min(cached, total_input)
-    return TokenUsage(
+    return Usage(
         input_uncached=total_input - cached,
         input_cache_read=cached,
         output=as_int(stats.get("output_tokens", stats.get("output"))),
@@ -88,12 +88,12 @@ class GeminiCliAdapter(CliAdapter):
             kind = event.get("type")
             speaking = kind == "message" and event.get("role") == "assistant"
             if speaking and previous != "assistant":
-                summary.turns += 1
+                summary.usage.turns += 1
             previous = "assistant" if speaking else kind
             if isinstance(event.get("model"), str):
                 models.add(event["model"])
             if kind == "tool_use":
-                summary.tool_calls += 1
+                summary.usage.tool_calls += 1
                 if event.get("tool_name") in WEB_TOOLS:
                     summary.web_tool_uses += 1
             elif kind == "error":
@@ -134,7 +134,7 @@ class GeminiCliAdapter(CliAdapter):
 
 def _apply_result(summary: TraceSummary, event: dict[str, Any], models: set[str]) -> None:
     stats = event.get("stats") or {}
-    summary.usage = _usage(stats)
+    summary.usage = summary.usage.with_tokens_of(_usage(stats))
     per_model = stats.get("models") if isinstance(stats, dict) else None
     if isinstance(per_model, dict):
         models.update(str(name) for name in per_model)

@@ -93,18 +93,18 @@ class MiniSweAgentAdapter(CliAdapter):
         for message in _messages(data):
             if message.get("role") != "assistant":
                 continue
-            summary.turns += 1
+            summary.usage.turns += 1
             response = _response(message)
             if isinstance(response.get("model"), str):
                 models.add(response["model"])
             summary.usage = summary.usage.plus(openai_usage(response.get("usage")))
-            summary.tool_calls += len(message.get("tool_calls") or []) or 1
+            summary.usage.tool_calls += len(message.get("tool_calls") or []) or 1
         info = data.get("info") if isinstance(data.get("info"), dict) else {}
         assert isinstance(info, dict)
         stats = info.get("model_stats")
         if isinstance(stats, dict) and isinstance(stats.get("instance_cost"), int | float):
-            summary.cost_usd = float(stats["instance_cost"])
-            summary.cost_source = "reported by the agent"
+            summary.usage.cost_usd = float(stats["instance_cost"])
+            summary.usage.cost_source = "reported by the agent"
         configured = ((info.get("config") or {}).get("model") or {}).get("model_name")
         if not models and isinstance(configured, str):
             models.add(configured)

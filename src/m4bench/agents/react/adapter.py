@@ -16,13 +16,13 @@ from m4bench.agents.atif import AgentInfo, Step, Trajectory
 from m4bench.agents.base import (
     AgentContext,
     CliAdapter,
-    TokenUsage,
     TraceSummary,
     endpoint_of,
     final_metrics,
     read_jsonl,
 )
 from m4bench.agents.react.loop import AGENT_NAME, EXIT_UNREACHABLE, SKILLS_DIR
+from m4bench.agents.usage import Usage
 from m4bench.errors import M4BenchError
 
 PACKAGE_ROOT = Path("/opt/m4bench/lib")
@@ -97,14 +97,14 @@ class ReactAdapter(CliAdapter):
         for event in events:
             if event.get("type") == "step":
                 step = Step.model_validate(event.get("step"))
-                summary.turns += 1
-                summary.tool_calls += len(step.tool_calls)
+                summary.usage.turns += 1
+                summary.usage.tool_calls += len(step.tool_calls)
                 if step.model_name:
                     models.add(step.model_name)
                 if step.metrics is not None:
                     cached = step.metrics.cached_tokens
                     summary.usage = summary.usage.plus(
-                        TokenUsage(
+                        Usage(
                             input_uncached=step.metrics.prompt_tokens - cached,
                             input_cache_read=cached,
                             output=step.metrics.completion_tokens,

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from m4bench.agents.atif import AgentInfo, FinalMetrics, Step, StepMetrics, ToolCall, Trajectory
-from m4bench.agents.base import TokenUsage, openai_usage
+from m4bench.agents.base import openai_usage
 from m4bench.agents.react.client import ChatClient, ChatError, EndpointUnreachable
 from m4bench.agents.react.tools import TOOL_DEFINITIONS, Toolbox
+from m4bench.agents.usage import Usage
 from m4bench.fileio import atomic_write_text
 
 AGENT_NAME = "react"
@@ -71,7 +72,7 @@ class ReactConfig:
 
 @dataclass
 class _State:
-    usage: TokenUsage
+    usage: Usage
     steps: list[Step]
     started: float
 
@@ -182,7 +183,7 @@ def run_react(config: ReactConfig, out: TextIO | None = None) -> Trajectory:
         {"role": "system", "content": system},
         {"role": "user", "content": config.instruction},
     ]
-    state = _State(usage=TokenUsage(), steps=[], started=time.monotonic())
+    state = _State(usage=Usage(), steps=[], started=time.monotonic())
     agent = AgentInfo(name=AGENT_NAME, model_name=config.model, tool_definitions=TOOL_DEFINITIONS)
     _emit(out, {"type": "agent", "agent": agent.model_dump(mode="json")})
     stop = None
