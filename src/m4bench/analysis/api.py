@@ -36,10 +36,16 @@ def paper_release_csv() -> Path:
 
 
 def load_source(source: str | Path) -> tuple[list[RunRow], str]:
-    """Runs of a source (``paper-release-v1``, a runs CSV or a results directory)."""
+    """Runs of a source (``paper-release-v1``, a runs CSV, a results directory, or
+    Inspect eval logs of the m4bench tasks: a log file or a folder of them)."""
     if str(source) == PAPER_RELEASE_V1:
         return load_runs_csv(paper_release_csv()), PAPER_RELEASE_V1
+    # imported here: the log reader reads RunRow through this package
+    from m4bench.integrations.inspect_logs import holds_eval_logs, load_inspect_logs
+
     path = Path(source)
+    if holds_eval_logs(path):
+        return load_inspect_logs(path), str(path)
     if path.is_dir():
         return load_results_dir(path), str(path)
     if path.is_file():
