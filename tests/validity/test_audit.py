@@ -1,5 +1,5 @@
-"""The audit on the default synthetic sources: every mutant caught, every column moved,
-every scoring bin reached or excused; and the audit failing on blind configurations."""
+"""The audit on the default-size synthetic sources (seed 3): every mutant caught, every
+column moved, every scoring bin reached; and the audit failing on blind configurations."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import duckdb
 import pytest
 import tomli_w
 from typer.testing import CliRunner
-from validity_sources import DEFAULT_SOURCES_GROUP, DefaultSources
+from validity_sources import DEFAULT_SOURCES_GROUP, DefaultSources, unserved_gaps
 
 from m4bench.cli import app
 from m4bench.home import DataHome
@@ -64,13 +64,15 @@ def test_mutants_move_the_columns_they_claim(mimic_report: AuditReport) -> None:
             assert set(claims[m.name]) <= set(m.moved_columns), (t.task, m.name)
 
 
-def test_every_bin_is_reached_or_excused(
+def test_every_bin_is_reached_and_the_unengineered_ones_by_many_rows(
     mimic_report: AuditReport, eicu_report: AuditReport
 ) -> None:
     bins = mimic_report.coverage + eicu_report.coverage
     assert {b.family for b in bins} == set(load_catalog().families)
     assert all(b.error is None for b in bins)
-    assert all(b.reached or b.exception for b in bins)
+    assert [f"{b.family}/{b.name}" for b in bins if not b.reached] == []
+    # a bin left to chance is common, so another seed reaches it too
+    assert unserved_gaps(mimic_report) + unserved_gaps(eicu_report) == []
     # the eICU quirks the references handle are present in the data
     reached = {b.name for b in eicu_report.coverage if b.reached}
     assert {"eicu-apache-urine-missing", "eicu-total-out-of-range"} <= reached
