@@ -25,6 +25,7 @@ from m4bench.analysis import AnalysisSettings, analyze  # noqa: E402
 from m4bench.analysis.api import load_source  # noqa: E402
 from m4bench.errors import M4BenchError  # noqa: E402
 from m4bench.integrations.inspect_logs import holds_eval_logs, load_inspect_logs  # noqa: E402
+from m4bench.integrations.inspect_tasks import m4bench_task  # noqa: E402
 
 pytestmark = HOME_GROUP
 MOCK = "mockllm/model"
@@ -124,6 +125,11 @@ def test_analyze_reads_the_eval_logs(logs: list[EvalLog], tmp_path: Path) -> Non
     assert (tmp_path / "analysis" / "report.html").is_file()
     with pytest.raises(M4BenchError, match="no publishable runs"):
         analyze(folder, tmp_path / "strict", AnalysisSettings(reps=200, permutation_reps=200))
+
+
+def test_a_sandbox_that_cannot_see_the_hosts_files_is_refused(small_home: DataHome) -> None:
+    with pytest.raises(M4BenchError, match="local sandbox only"):
+        m4bench_task(TASK, home=str(small_home.root), sandbox_type="docker")
 
 
 def test_a_folder_of_result_records_is_not_read_as_logs(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ from inspect_ai.tool import bash
 from inspect_ai.util import sandbox
 from pydantic import BaseModel, ConfigDict
 
+from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
 from m4bench.integrations.bundle import OUTPUT_FILE, TaskBundle, resolve_bundle
 from m4bench.integrations.inspect_tools import sql
@@ -45,6 +46,9 @@ from m4bench.scoring import score_output
 from m4bench.tasks.card import load_card
 
 INSTRUCTION_FILE = "instruction.md"
+SANDBOXES = ("local",)
+"""The Inspect sandboxes the tasks can run in: the workdir links the host's Parquet files
+and the sql tool runs the host's interpreter."""
 ISOLATING_SANDBOXES: frozenset[str] = frozenset()
 """Inspect sandboxes m4bench counts as isolating: none yet (``local`` isolates nothing)."""
 AGENT_NAME = "inspect-react"
@@ -83,6 +87,12 @@ def m4bench_task(
 ) -> Task:
     """The Inspect task of one m4bench task under one condition and schema, on one
     provisioned source (default: the task's synthetic source in ``$M4BENCH_HOME``)."""
+    if sandbox_type not in SANDBOXES:
+        raise M4BenchError(
+            f"sandbox {sandbox_type!r}: the m4bench Inspect tasks provision their working "
+            "directory on the host, for Inspect's local sandbox only",
+            hint=f"use one of: {', '.join(SANDBOXES)}",
+        )
     data_home = DataHome.from_env(Path(home) if home else None)
     bundle = resolve_bundle(data_home, task, condition, schema, source)
     identity = InspectRunIdentity(
