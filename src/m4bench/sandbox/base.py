@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Protocol
 
@@ -60,6 +61,7 @@ class SandboxProcess:
         self._handles = handles
         self._started_check = started_check
         self._started = time.monotonic()
+        self._started_at = datetime.now(UTC)
         self._killed = False
 
     @property
@@ -103,6 +105,7 @@ class SandboxProcess:
             timed_out=timed_out,
             killed=self._killed,
             elapsed_seconds=round(elapsed, 3),
+            started_at=self._started_at,
             stdout_path=self._spec.stdout_path,
             stderr_path=self._spec.stderr_path,
             sandbox_started=started,

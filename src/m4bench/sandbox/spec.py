@@ -7,6 +7,7 @@ the unisolated development backend. Paths are host paths unless named ``*_in_san
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 
@@ -146,6 +147,9 @@ class SandboxResult(BaseModel):
     timed_out: bool
     killed: bool
     elapsed_seconds: float
+    started_at: datetime | None = Field(
+        default=None, description="wall-clock time (UTC) the command was started"
+    )
     stdout_path: Path
     stderr_path: Path
     sandbox_started: bool = True
