@@ -11,6 +11,8 @@ import duckdb
 import pytest
 from fake_openai import serve, text_reply, tool_reply, usage
 
+import m4bench
+from m4bench.agents.atif import Step, ToolCall, Trajectory
 from m4bench.agents.react.adapter import ReactAdapter
 from m4bench.agents.react.loop import ReactConfig, run_react
 from m4bench.agents.usage import Usage
@@ -35,6 +37,20 @@ def script(output: str) -> list[Any]:
         tool_reply("c2", "run_sql", {"query": copy}, usage(150, 20, cached=100)),
         text_reply("Wrote output.csv.", usage(200, 5, cached=150)),
     ]
+
+
+def stop_reason(trajectory: Trajectory) -> object:
+    return (trajectory.extra or {}).get("stop_reason")
+
+
+def calls(step: Step) -> list[ToolCall]:
+    return step.tool_calls or []
+
+
+def results(step: Step) -> list[tuple[str | None, object]]:
+    """The step's observation results as (call id, content) pairs."""
+    found = step.observation.results if step.observation is not None else []
+    return [(result.source_call_id, result.content) for result in found]
 
 
 EXPECTED_CSV = "subject_id,doubled\n1,80\n2,130\n"
@@ -62,19 +78,24 @@ def test_react_runs_sql_writes_output_and_records_tokens(tmp_path: Path) -> None
     tool_message = requests[1]["messages"][-1]
     assert tool_message == {"role": "tool", "tool_call_id": "c1", "content": "n\n2"}
     assert requests[0]["tools"][0]["function"]["name"] == "run_sql"
-    assert trajectory.extra["stop_reason"] == "done"
+    assert stop_reason(trajectory) == "done"
+    assert trajectory.final_metrics is not None
     assert trajectory.final_metrics.total_prompt_tokens == 450
     assert trajectory.final_metrics.total_cached_tokens == 250
-    assert trajectory.steps[0].tool_calls[0].arguments == {
+    assert [s.source for s in trajectory.steps] == ["system", "user", "agent", "agent", "agent"]
+    assert trajectory.steps[1].message == "Double every age and write output.csv."
+    assert trajectory.agent.version == m4bench.__version__
+    assert calls(trajectory.steps[2])[0].arguments == {
         "query": "SELECT count(*) AS n FROM patients"
     }
-    saved = json.loads((workdir / ".react/trajectory.json").read_text())
-    assert saved["final_metrics"]["total_completion_tokens"] == 35
+    assert results(trajectory.steps[2]) == [("c1", "n\n2")]
+    saved = Trajectory.model_validate_json((workdir / ".react/trajectory.json").read_text())
+    assert saved.final_metrics is not None and saved.final_metrics.total_completion_tokens == 35
     trace = tmp_path / "stdout.jsonl"
     trace.write_text(stdout.getvalue())
     summary = ReactAdapter().parse_trace(trace)
     assert summary.usage == EXPECTED_USAGE and summary.errors == []
-    assert len(ReactAdapter().to_atif(trace).steps) == 3
+    assert len(ReactAdapter().to_atif(trace).steps) == 5
 
 
 def test_step_limit_stops_the_loop(tmp_path: Path) -> None:
@@ -91,8 +112,8 @@ def test_step_limit_stops_the_loop(tmp_path: Path) -> None:
         )
         trajectory = run_react(config, out=io.StringIO())
         assert len(server.requests) == 2
-    assert trajectory.extra["stop_reason"] == "step_limit"
-    assert trajectory.steps[0].observation == "[run_shell] exit code 0\nhi\n"
+    assert stop_reason(trajectory) == "step_limit"
+    assert results(trajectory.steps[2]) == [("c0", "exit code 0\nhi\n")]
 
 
 @pytest.mark.parametrize(
@@ -112,8 +133,8 @@ def test_bad_tool_calls_become_error_observations(
     with serve([reply, text_reply("ok", usage(10, 1))]) as server:
         config = ReactConfig(endpoint=server.base_url, model="m", instruction="x", workdir=tmp_path)
         trajectory = run_react(config, out=io.StringIO())
-    observation = trajectory.steps[0].observation or ""
-    assert observation.startswith(f"[{name}] {expected}")
+    [(call_id, content)] = results(trajectory.steps[2])
+    assert call_id == "c1" and str(content).startswith(expected)
 
 
 def test_tool_calls_without_ids_or_with_object_arguments(tmp_path: Path) -> None:
@@ -129,7 +150,7 @@ def test_tool_calls_without_ids_or_with_object_arguments(tmp_path: Path) -> None
     assistant, tool = sent[-2], sent[-1]
     assert assistant["tool_calls"][0]["id"] == tool["tool_call_id"] == "call_1_0"
     assert json.loads(assistant["tool_calls"][0]["function"]["arguments"])["path"] == "note.txt"
-    assert trajectory.steps[0].tool_calls[0].arguments == {"path": "note.txt", "content": "hello"}
+    assert calls(trajectory.steps[2])[0].arguments == {"path": "note.txt", "content": "hello"}
 
 
 def test_a_failing_endpoint_ends_the_run_with_a_model_error(tmp_path: Path) -> None:
@@ -138,7 +159,8 @@ def test_a_failing_endpoint_ends_the_run_with_a_model_error(tmp_path: Path) -> N
         config = ReactConfig(endpoint=server.base_url, model="m", instruction="x", workdir=tmp_path)
         trajectory = run_react(config, out=stdout)
         assert len(server.requests) == 1
-    assert trajectory.extra["stop_reason"] == "model_error" and trajectory.steps == []
+    assert stop_reason(trajectory) == "model_error"
+    assert [s.source for s in trajectory.steps] == ["system", "user"]
     trace = tmp_path / "trace.jsonl"
     trace.write_text(stdout.getvalue())
     errors = ReactAdapter().parse_trace(trace).errors

@@ -70,7 +70,8 @@ def test_an_endpoint_lost_after_the_first_answer_is_a_model_error(tmp_path: Path
     with serve(replies) as server:
         config = ReactConfig(endpoint=server.base_url, model="m", instruction="x", workdir=tmp_path)
         trajectory = run_react(config, out=io.StringIO())
-    assert trajectory.extra["stop_reason"] == "model_error" and len(trajectory.steps) == 1
+    assert (trajectory.extra or {}).get("stop_reason") == "model_error"
+    assert [s.source for s in trajectory.steps] == ["system", "user", "agent"]
     # and a model that finishes is not affected
     with serve([text_reply("done", usage(1, 1))]) as server:
         config = ReactConfig(endpoint=server.base_url, model="m", instruction="x", workdir=tmp_path)

@@ -6,12 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from m4bench.agents.atif import Trajectory
+from m4bench.agents.atif import Step
 from m4bench.agents.registry import get_adapter
 from m4bench.agents.usage import Usage
 from m4bench.errors import M4BenchError
 
 TRACES = Path(__file__).parent / "traces"
+
+
+def observations(step: Step) -> list[tuple[str | None, object]]:
+    """The step's observation results as (call id, content) pairs."""
+    results = step.observation.results if step.observation is not None else []
+    return [(result.source_call_id, result.content) for result in results]
 
 
 def test_claude_uses_the_result_totals_once() -> None:
@@ -51,14 +57,21 @@ def test_claude_without_a_result_event_counts_each_message_once(tmp_path: Path) 
 def test_claude_trajectory_pairs_results_with_calls() -> None:
     trajectory = get_adapter("claude-code").to_atif(TRACES / "claude_stream.jsonl")
     assert trajectory.session_id == "sess-1"
-    assert [step.step_id for step in trajectory.steps] == [1, 2, 3]
-    first = trajectory.steps[0]
+    assert [(s.step_id, s.source) for s in trajectory.steps] == [
+        (1, "user"),
+        (2, "agent"),
+        (3, "agent"),
+        (4, "agent"),
+    ]
+    first = trajectory.steps[1]
     assert first.message == "Let me look at the database."
-    assert first.tool_calls[0].arguments == {"command": "ls"}
-    assert first.observation == "database.duckdb\ninstruction.md"
-    assert trajectory.steps[1].observation == "tool is disallowed"
+    assert first.tool_calls is not None and first.tool_calls[0].arguments == {"command": "ls"}
+    assert observations(first) == [("toolu_1", "database.duckdb\ninstruction.md")]
+    assert observations(trajectory.steps[2]) == [("toolu_2", "tool is disallowed")]
+    assert trajectory.final_metrics is not None
     assert trajectory.final_metrics.total_prompt_tokens == 18 + 2050 + 1050
     assert trajectory.final_metrics.total_cached_tokens == 2050
+    assert trajectory.final_metrics.total_steps == 4
 
 
 def test_codex_cached_input_is_inside_input_tokens() -> None:
@@ -72,14 +85,15 @@ def test_codex_cached_input_is_inside_input_tokens() -> None:
 
 def test_codex_trajectory() -> None:
     trajectory = get_adapter("codex").to_atif(TRACES / "codex_exec.jsonl")
+    assert trajectory.steps[0].source == "user"
     kinds = [
-        (s.reasoning_content is not None, [c.function_name for c in s.tool_calls])
-        for s in trajectory.steps
+        (s.reasoning_content is not None, [c.function_name for c in s.tool_calls or []])
+        for s in trajectory.steps[1:]
     ]
     assert kinds == [(True, []), (False, ["shell"]), (False, []), (False, ["web_search"])]
-    assert trajectory.steps[1].observation == "42\n"
-    assert trajectory.steps[2].metrics is not None
-    assert trajectory.steps[2].metrics.prompt_tokens == 1200
+    assert observations(trajectory.steps[2]) == [("item_1", "42\n")]
+    assert trajectory.steps[3].metrics is not None
+    assert trajectory.steps[3].metrics.prompt_tokens == 1200
     assert trajectory.session_id == "thread-1"
 
 
@@ -91,8 +105,9 @@ def test_gemini_stats_and_web_tool() -> None:
     assert summary.web_tool_uses == 1
     trajectory = get_adapter("gemini-cli").to_atif(TRACES / "gemini_stream.jsonl")
     assert [s.source for s in trajectory.steps] == ["user", "agent", "agent", "agent", "agent"]
+    assert trajectory.steps[0].message == "Compute the score."
     assert trajectory.steps[1].message == "I will query the tables."
-    assert trajectory.steps[2].observation == "database.duckdb"
+    assert observations(trajectory.steps[2]) == [("t1", "database.duckdb")]
 
 
 def test_mini_swe_agent_trajectory_file() -> None:
@@ -110,9 +125,11 @@ def test_mini_swe_agent_trajectory_file() -> None:
     assert summary.errors == []
     assert summary.model_strings == ["qwen3-coder"]
     trajectory = adapter.to_atif(TRACES / "mini_trajectory.json")
-    assert trajectory.steps[2].tool_calls[0].arguments == {"command": "ls"}
-    assert trajectory.steps[2].observation == "database.duckdb"
-    Trajectory.model_validate_json(trajectory.model_dump_json())
+    assert [s.source for s in trajectory.steps] == ["system", "user", "agent", "agent"]
+    calls = trajectory.steps[2].tool_calls
+    assert calls is not None and calls[0].arguments == {"command": "ls"}
+    assert observations(trajectory.steps[2]) == [("c1", "database.duckdb")]
+    assert trajectory.agent.version == "2.4.6"
 
 
 def test_missing_and_damaged_traces_are_named(tmp_path: Path) -> None:

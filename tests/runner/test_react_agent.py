@@ -6,11 +6,11 @@ import json
 import socket
 from pathlib import Path
 
+from atif_check import check_trajectory
 from bwrap_probe import needs_bwrap
 from fake_openai import serve, text_reply, tool_reply, usage
 from run_bench import Bench
 
-from m4bench.agents.atif import Trajectory
 from m4bench.runner import is_complete
 
 pytestmark = needs_bwrap
@@ -58,12 +58,13 @@ def test_react_explores_writes_output_and_is_scored(bench: Bench, tmp_path: Path
     assert egress is not None and egress.connections == 3 and egress.refused == 0
     assert egress.allowed_endpoints == [f"127.0.0.1:{model.port}"]
     run_dir = tmp_path / record.run_id
-    trajectory = Trajectory.model_validate_json(
-        (run_dir / record.artifacts["trajectory.json"].path).read_text()
-    )
-    assert len(trajectory.steps) == 3
+    trajectory = check_trajectory((run_dir / record.artifacts["trajectory.json"].path).read_text())
+    assert [s.source for s in trajectory.steps] == ["system", "user", "agent", "agent", "agent"]
+    assert trajectory.session_id == record.run_id
+    assert trajectory.final_metrics is not None
     assert trajectory.final_metrics.total_prompt_tokens == 450
-    assert trajectory.steps[0].tool_calls[0].arguments == {"query": EXPLORE}
+    calls = trajectory.steps[2].tool_calls
+    assert calls is not None and calls[0].arguments == {"query": EXPLORE}
     assert "egress.jsonl" in record.artifacts
     instruction = (run_dir / record.artifacts["instruction.md"].path).read_text()
     assert instruction.startswith("Work only with the files in your working directory")

@@ -1,92 +1,163 @@
-"""ATIF-shaped trajectories (Agent Trajectory Interchange Format), as pydantic records.
+"""ATIF trajectories (Agent Trajectory Interchange Format), built with the ``atif`` models.
 
-Field names follow ATIF so traces travel to other harnesses: a trajectory is a list of
-steps (system, user or agent), each with its message, tool calls, observation and
-per-step token metrics; ``final_metrics`` holds the totals.
+Every trajectory m4bench writes is an :class:`atif.Trajectory`: the package's pydantic
+models validate each step as it is made (sequential ids, agent-only fields on agent
+steps, observation results naming the step's own tool calls). m4bench declares
+:data:`ATIF_VERSION` and uses no field introduced after it, so readers of that revision
+accept the files too; ``session_id`` is always set, as that revision requires.
+
+A trajectory always holds the user's instruction as a ``user`` step before the agent's
+first step, so a run whose agent never answered still has one valid step. Times are
+ISO 8601 in UTC: the trace's own times where it records them, else the run's start plus
+the offsets the trace gives; a step whose time the trace does not tell has none.
+
+Import-light on purpose (pydantic and ``atif`` only): the react agent uses it inside the
+sandbox.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, Field
+from atif import (
+    Agent,
+    FinalMetrics,
+    Metrics,
+    Observation,
+    ObservationResult,
+    Step,
+    ToolCall,
+    Trajectory,
+)
+from pydantic import BaseModel, ConfigDict
+
+from m4bench.fileio import atomic_write_text
 
 ATIF_VERSION = "ATIF-v1.6"
+UNKNOWN_VERSION = "unknown"
+"""``agent.version`` when neither the trace nor the harness knows the agent's version."""
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+NO_TIMES = (
+    "The agent's trace records no time per event: only the steps before its first "
+    "step carry a time, the agent's start."
+)
+_MIN_UNIX_SECONDS = 1e8  # 1973: smaller numbers are offsets, not clock times
+
+__all__ = [
+    "ATIF_VERSION",
+    "EPOCH",
+    "NO_TIMES",
+    "UNKNOWN_VERSION",
+    "Agent",
+    "FinalMetrics",
+    "Metrics",
+    "Observation",
+    "ObservationResult",
+    "Step",
+    "ToolCall",
+    "Trajectory",
+    "TrajectoryContext",
+    "assemble",
+    "at_offset",
+    "dump_trajectory",
+    "event_time",
+    "iso",
+    "with_instruction",
+    "write_trajectory",
+]
 
 
-class ToolCall(BaseModel):
-    tool_call_id: str
-    function_name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+class TrajectoryContext(BaseModel):
+    """What the harness knows of a run that its trace may not say.
 
+    ``started_at``: when the agent started (the epoch when unknown, so a trajectory
+    converted without a run stays deterministic); ``instruction``: the text the agent
+    was given; ``session_id``: the run's id, used when the trace names no session.
+    """
 
-class StepMetrics(BaseModel):
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    cost_usd: float | None = None
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
-
-class Step(BaseModel):
-    step_id: int
-    timestamp: str | None = None
-    source: Literal["system", "user", "agent"]
-    model_name: str | None = None
-    reasoning_content: str | None = None
-    message: str = ""
-    tool_calls: list[ToolCall] = Field(default_factory=list)
-    observation: str | None = None
-    metrics: StepMetrics | None = None
-
-
-class AgentInfo(BaseModel):
-    name: str
-    version: str | None = None
-    model_name: str | None = None
-    tool_definitions: list[dict[str, Any]] = Field(default_factory=list)
-
-
-class FinalMetrics(BaseModel):
-    total_prompt_tokens: int = 0
-    total_completion_tokens: int = 0
-    total_cached_tokens: int = 0
-    total_cost_usd: float | None = None
-    total_steps: int = 0
-
-
-class Trajectory(BaseModel):
-    schema_version: str = ATIF_VERSION
+    started_at: datetime = EPOCH
+    instruction: str = ""
     session_id: str | None = None
-    trajectory_id: str | None = None
-    agent: AgentInfo
-    steps: list[Step] = Field(default_factory=list)
-    notes: str | None = None
-    final_metrics: FinalMetrics = Field(default_factory=FinalMetrics)
-    extra: dict[str, Any] = Field(default_factory=dict)
 
 
-class StepBuilder:
-    """Numbers steps in order and attaches observations to the call that asked for them."""
+def iso(at: datetime) -> str:
+    """``at`` as ISO 8601 in UTC with milliseconds, e.g. ``2026-05-02T10:00:00.250Z``."""
+    utc = at.astimezone(UTC) if at.tzinfo is not None else at.replace(tzinfo=UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
-    def __init__(self) -> None:
-        self.steps: list[Step] = []
-        self._by_call: dict[str, Step] = {}
 
-    def add(self, step_source: Literal["system", "user", "agent"], **fields: Any) -> Step:
-        step = Step(step_id=len(self.steps) + 1, source=step_source, **fields)
-        self.steps.append(step)
-        for call in step.tool_calls:
-            self._by_call[call.tool_call_id] = step
-        return step
+def event_time(value: Any) -> datetime | None:
+    """A clock time from a trace field: an ISO 8601 string or Unix seconds; else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float) and value >= _MIN_UNIX_SECONDS:
+        return datetime.fromtimestamp(float(value), tz=UTC)
+    if isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    return None
 
-    def attach_calls(self, step: Step, calls: list[ToolCall]) -> None:
-        """Add tool calls to an existing step (a message split over several events)."""
-        step.tool_calls.extend(calls)
-        for call in calls:
-            self._by_call[call.tool_call_id] = step
 
-    def observe(self, tool_call_id: str, text: str) -> None:
-        step = self._by_call.get(tool_call_id) or (self.steps[-1] if self.steps else None)
-        if step is None:
-            step = self.add("system", message="")
-        step.observation = text if step.observation is None else step.observation + "\n" + text
+def at_offset(context: TrajectoryContext, seconds: float) -> str:
+    """The ISO time ``seconds`` after the run's start."""
+    return iso(context.started_at + timedelta(seconds=max(seconds, 0.0)))
+
+
+def with_instruction(steps: list[Step], context: TrajectoryContext) -> list[Step]:
+    """``steps`` renumbered from 1, with the instruction as a ``user`` step unless one
+    precedes the agent's first step; steps before the agent's first one that carry no
+    time were given at the run's start."""
+    first_agent = next((i for i, s in enumerate(steps) if s.source == "agent"), len(steps))
+    head, tail = steps[:first_agent], steps[first_agent:]
+    if not any(step.source == "user" for step in head):
+        head = [*head, Step(step_id=1, source="user", message=context.instruction)]
+    start = iso(context.started_at)
+    head = [s if s.timestamp else s.model_copy(update={"timestamp": start}) for s in head]
+    return [s.model_copy(update={"step_id": i}) for i, s in enumerate([*head, *tail], start=1)]
+
+
+def assemble(
+    steps: list[Step],
+    *,
+    agent: Agent,
+    context: TrajectoryContext,
+    totals: FinalMetrics,
+    session_id: str | None = None,
+    notes: str | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Trajectory:
+    """The validated trajectory of a run: the instruction step added, steps numbered,
+    ``session_id`` the trace's own or else the run's, ``total_steps`` counted, and a
+    note when no agent step has a time."""
+    full = with_instruction(steps, context)
+    agent_steps = [step for step in full if step.source == "agent"]
+    if agent_steps and not any(step.timestamp for step in agent_steps):
+        notes = "\n".join(filter(None, [notes, NO_TIMES]))
+    draft = Trajectory(
+        schema_version=ATIF_VERSION,
+        session_id=session_id or context.session_id or "unknown",
+        agent=agent,
+        steps=full,
+        notes=notes,
+        final_metrics=totals.model_copy(update={"total_steps": len(full)}),
+        extra=extra or None,
+    )
+    # Steps were made by the models' validators; validating the whole document once more
+    # catches fields set on a copy (model_copy does not validate).
+    return Trajectory.model_validate(draft.model_dump(mode="json", exclude_none=True))
+
+
+def dump_trajectory(trajectory: Trajectory) -> str:
+    """The JSON text m4bench writes: fields in ATIF order, unset fields left out."""
+    return trajectory.model_dump_json(indent=2, exclude_none=True) + "\n"
+
+
+def write_trajectory(path: Path, trajectory: Trajectory) -> None:
+    atomic_write_text(path, dump_trajectory(trajectory))

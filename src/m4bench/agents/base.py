@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from m4bench.agents.atif import FinalMetrics, Trajectory
+from m4bench.agents.atif import FinalMetrics, Metrics, Trajectory, TrajectoryContext
 from m4bench.agents.usage import Usage
 from m4bench.errors import M4BenchError
 
@@ -74,7 +74,10 @@ class AgentAdapter(Protocol):
 
     def parse_trace(self, path: Path) -> TraceSummary: ...
 
-    def to_atif(self, path: Path) -> Trajectory: ...
+    def to_atif(self, path: Path, context: TrajectoryContext | None = None) -> Trajectory:
+        """The trace as a valid ATIF trajectory; ``context`` gives the run's start,
+        instruction and id (without it: the epoch, an empty instruction, no id)."""
+        ...
 
     def infrastructure_failure(
         self, ctx: AgentContext, returncode: int | None, trace: Path
@@ -189,14 +192,23 @@ class CliAdapter:
         return env
 
 
-def final_metrics(summary: TraceSummary, steps: int) -> FinalMetrics:
-    """ATIF totals from a summary (prompt tokens = every input bucket)."""
+def final_metrics(summary: TraceSummary) -> FinalMetrics:
+    """ATIF totals from a summary (prompt tokens = every input bucket); the step count
+    is set when the trajectory is assembled."""
     return FinalMetrics(
         total_prompt_tokens=summary.usage.input_total,
         total_completion_tokens=summary.usage.output,
         total_cached_tokens=summary.usage.input_cache_read,
         total_cost_usd=summary.usage.cost_usd,
-        total_steps=steps,
+    )
+
+
+def step_metrics(usage: Usage) -> Metrics:
+    """ATIF metrics of one step (prompt tokens = every input bucket, cached included)."""
+    return Metrics(
+        prompt_tokens=usage.input_total,
+        completion_tokens=usage.output,
+        cached_tokens=usage.input_cache_read,
     )
 
 

@@ -15,10 +15,20 @@ writes are separate buckets, disjoint from uncached input.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from m4bench.agents.atif import AgentInfo, StepBuilder, StepMetrics, ToolCall, Trajectory
+from m4bench.agents.atif import (
+    UNKNOWN_VERSION,
+    Agent,
+    ToolCall,
+    Trajectory,
+    TrajectoryContext,
+    assemble,
+    event_time,
+)
+from m4bench.agents.atif_steps import DraftStep, StepBuilder
 from m4bench.agents.base import (
     AgentContext,
     CliAdapter,
@@ -26,6 +36,7 @@ from m4bench.agents.base import (
     as_int,
     final_metrics,
     read_jsonl,
+    step_metrics,
     with_instruction,
 )
 from m4bench.agents.usage import Usage
@@ -108,28 +119,35 @@ class ClaudeCodeAdapter(CliAdapter):
             _apply_result(summary, final)
         return summary
 
-    def to_atif(self, path: Path) -> Trajectory:
+    def to_atif(self, path: Path, context: TrajectoryContext | None = None) -> Trajectory:
         events, _ = read_jsonl(path)
         builder = StepBuilder()
-        seen: dict[str, int] = {}
-        session, model = None, None
+        seen: dict[str, DraftStep] = {}
+        init: dict[str, Any] = {}
         for event in events:
             kind = event.get("type")
-            if kind == "system":
-                session = event.get("session_id", session)
-                model = event.get("model", model)
+            if kind == "system" and event.get("subtype", "init") == "init":
+                init = event
             elif kind == "assistant":
-                _assistant_step(builder, event.get("message") or {}, seen)
+                message = event.get("message") or {}
+                _assistant_step(builder, message, seen, event_time(event.get("timestamp")))
             elif kind == "user":
                 for block in _blocks(event.get("message") or {}):
                     if block.get("type") == "tool_result":
                         builder.observe(str(block.get("tool_use_id")), _text(block.get("content")))
-        summary = self.parse_trace(path)
-        return Trajectory(
-            session_id=session,
-            agent=AgentInfo(name=self.name, model_name=model),
-            steps=builder.steps,
-            final_metrics=final_metrics(summary, len(builder.steps)),
+        version = init.get("claude_code_version")
+        agent = Agent(
+            name=self.name,
+            version=version if isinstance(version, str) and version else UNKNOWN_VERSION,
+            model_name=init.get("model") if isinstance(init.get("model"), str) else None,
+        )
+        session = init.get("session_id")
+        return assemble(
+            builder.steps(),
+            agent=agent,
+            context=context or TrajectoryContext(),
+            totals=final_metrics(self.parse_trace(path)),
+            session_id=session if isinstance(session, str) else None,
         )
 
 
@@ -161,36 +179,40 @@ def _text(content: Any) -> str:
     return json.dumps(content)
 
 
-def _assistant_step(builder: StepBuilder, message: dict[str, Any], seen: dict[str, int]) -> None:
-    texts = [b.get("text", "") for b in _blocks(message) if b.get("type") == "text"]
-    thinking = [b.get("thinking", "") for b in _blocks(message) if b.get("type") == "thinking"]
+def _assistant_step(
+    builder: StepBuilder,
+    message: dict[str, Any],
+    seen: dict[str, DraftStep],
+    at: datetime | None,
+) -> None:
+    blocks = _blocks(message)
+    texts = [str(b.get("text", "")) for b in blocks if b.get("type") == "text"]
+    thinking = [str(b.get("thinking", "")) for b in blocks if b.get("type") == "thinking"]
     calls = [
         ToolCall(
             tool_call_id=str(b.get("id")),
             function_name=str(b.get("name")),
             arguments=b.get("input") if isinstance(b.get("input"), dict) else {},
         )
-        for b in _blocks(message)
+        for b in blocks
         if b.get("type") == "tool_use"
     ]
     message_id = str(message.get("id", ""))
     if message_id and message_id in seen:
-        step = builder.steps[seen[message_id]]
-        step.message = "\n".join(filter(None, [step.message, *texts]))
-        builder.attach_calls(step, calls)
+        draft = seen[message_id]
+        draft.message = "\n".join(filter(None, [draft.message, *texts]))
+        draft.reasoning = "\n".join(filter(None, [draft.reasoning, *thinking])) or None
+        builder.attach_calls(draft, calls)
         return
-    usage = _usage(message.get("usage"))
-    step = builder.add(
+    model = message.get("model")
+    draft = builder.add(
         "agent",
-        model_name=message.get("model"),
+        model_name=model if isinstance(model, str) else None,
         message="\n".join(texts),
-        reasoning_content="\n".join(thinking) or None,
-        tool_calls=calls,
-        metrics=StepMetrics(
-            prompt_tokens=usage.input_total,
-            completion_tokens=usage.output,
-            cached_tokens=usage.input_cache_read,
-        ),
+        reasoning="\n".join(thinking) or None,
+        calls=calls,
+        metrics=step_metrics(_usage(message.get("usage"))),
+        at=at,
     )
     if message_id:
-        seen[message_id] = step.step_id - 1
+        seen[message_id] = draft

@@ -12,10 +12,20 @@ disjoint.
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from m4bench.agents.atif import AgentInfo, StepBuilder, StepMetrics, ToolCall, Trajectory
+from m4bench.agents.atif import (
+    UNKNOWN_VERSION,
+    Agent,
+    ToolCall,
+    Trajectory,
+    TrajectoryContext,
+    assemble,
+    event_time,
+)
+from m4bench.agents.atif_steps import StepBuilder
 from m4bench.agents.base import (
     AgentContext,
     CliAdapter,
@@ -23,6 +33,7 @@ from m4bench.agents.base import (
     as_int,
     final_metrics,
     read_jsonl,
+    step_metrics,
     with_instruction,
 )
 from m4bench.agents.usage import Usage
@@ -89,7 +100,7 @@ class CodexAdapter(CliAdapter):
         summary.model_strings = sorted(models)
         return summary
 
-    def to_atif(self, path: Path) -> Trajectory:
+    def to_atif(self, path: Path, context: TrajectoryContext | None = None) -> Trajectory:
         events, _ = read_jsonl(path)
         builder = StepBuilder()
         session = None
@@ -99,23 +110,19 @@ class CodexAdapter(CliAdapter):
             if kind == "thread.started":
                 session = event.get("thread_id")
             elif kind == "turn.started":
-                turn_start = len(builder.steps)
+                turn_start = len(builder.drafts)
             elif kind == "item.completed":
-                _item_step(builder, event.get("item") or {})
-            elif kind == "turn.completed" and len(builder.steps) > turn_start:
-                usage = _usage(event.get("usage"))
-                builder.steps[-1].metrics = StepMetrics(
-                    prompt_tokens=usage.input_total,
-                    completion_tokens=usage.output,
-                    cached_tokens=usage.input_cache_read,
-                )
+                _item_step(builder, event.get("item") or {}, event_time(event.get("timestamp")))
+            elif kind == "turn.completed" and len(builder.drafts) > turn_start:
+                builder.drafts[-1].metrics = step_metrics(_usage(event.get("usage")))
         summary = self.parse_trace(path)
         model = summary.model_strings[0] if summary.model_strings else None
-        return Trajectory(
-            session_id=session,
-            agent=AgentInfo(name=self.name, model_name=model),
-            steps=builder.steps,
-            final_metrics=final_metrics(summary, len(builder.steps)),
+        return assemble(
+            builder.steps(),
+            agent=Agent(name=self.name, version=UNKNOWN_VERSION, model_name=model),
+            context=context or TrajectoryContext(),
+            totals=final_metrics(summary),
+            session_id=session if isinstance(session, str) else None,
         )
 
 
@@ -126,22 +133,22 @@ def _error_text(event: dict[str, Any]) -> str:
     return str(event.get("message", error or event.get("type")))
 
 
-def _item_step(builder: StepBuilder, item: dict[str, Any]) -> None:
+def _item_step(builder: StepBuilder, item: dict[str, Any], at: datetime | None) -> None:
     item_type = item.get("type")
-    item_id = str(item.get("id", len(builder.steps)))
+    item_id = str(item.get("id", len(builder.drafts)))
     if item_type == "agent_message":
-        builder.add("agent", message=str(item.get("text", "")))
+        builder.add("agent", message=str(item.get("text", "")), at=at)
     elif item_type == "reasoning":
-        builder.add("agent", reasoning_content=str(item.get("text", "")))
+        builder.add("agent", reasoning=str(item.get("text", "")), at=at)
     elif item_type == "command_execution":
         call = ToolCall(
             tool_call_id=item_id,
             function_name="shell",
             arguments={"command": item.get("command", "")},
         )
-        step = builder.add("agent", tool_calls=[call])
-        step.observation = str(item.get("aggregated_output", ""))
+        builder.add("agent", calls=[call], at=at)
+        builder.observe(item_id, str(item.get("aggregated_output", "")))
     elif item_type in ("file_change", "mcp_tool_call", "web_search"):
         arguments = {k: v for k, v in item.items() if k not in ("id", "type")}
         call = ToolCall(tool_call_id=item_id, function_name=str(item_type), arguments=arguments)
-        builder.add("agent", tool_calls=[call])
+        builder.add("agent", calls=[call], at=at)

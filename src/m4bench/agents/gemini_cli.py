@@ -16,7 +16,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from m4bench.agents.atif import AgentInfo, StepBuilder, ToolCall, Trajectory
+from m4bench.agents.atif import (
+    UNKNOWN_VERSION,
+    Agent,
+    ToolCall,
+    Trajectory,
+    TrajectoryContext,
+    assemble,
+    event_time,
+)
+from m4bench.agents.atif_steps import StepBuilder
 from m4bench.agents.base import (
     AgentContext,
     CliAdapter,
@@ -103,14 +112,14 @@ class GeminiCliAdapter(CliAdapter):
         summary.model_strings = sorted(models)
         return summary
 
-    def to_atif(self, path: Path) -> Trajectory:
+    def to_atif(self, path: Path, context: TrajectoryContext | None = None) -> Trajectory:
         events, _ = read_jsonl(path)
         builder = StepBuilder()
-        session, model = None, None
+        init: dict[str, Any] = {}
         for event in events:
             kind = event.get("type")
             if kind == "init":
-                session, model = event.get("session_id"), event.get("model")
+                init = event
             elif kind == "message":
                 _message_step(builder, event)
             elif kind == "tool_use":
@@ -120,15 +129,20 @@ class GeminiCliAdapter(CliAdapter):
                     function_name=str(event.get("tool_name")),
                     arguments=params if isinstance(params, dict) else {},
                 )
-                builder.add("agent", tool_calls=[call])
+                builder.add("agent", calls=[call], at=event_time(event.get("timestamp")))
             elif kind == "tool_result":
                 builder.observe(str(event.get("tool_id")), str(event.get("output", "")))
-        summary = self.parse_trace(path)
-        return Trajectory(
-            session_id=session,
-            agent=AgentInfo(name=self.name, model_name=model),
-            steps=builder.steps,
-            final_metrics=final_metrics(summary, len(builder.steps)),
+        model, session = init.get("model"), init.get("session_id")
+        return assemble(
+            builder.steps(),
+            agent=Agent(
+                name=self.name,
+                version=UNKNOWN_VERSION,
+                model_name=model if isinstance(model, str) else None,
+            ),
+            context=context or TrajectoryContext(),
+            totals=final_metrics(self.parse_trace(path)),
+            session_id=session if isinstance(session, str) else None,
         )
 
 
@@ -144,10 +158,10 @@ def _apply_result(summary: TraceSummary, event: dict[str, Any], models: set[str]
 
 
 def _message_step(builder: StepBuilder, event: dict[str, Any]) -> None:
-    role = event.get("role")
     text = str(event.get("content", ""))
-    last = builder.steps[-1] if builder.steps else None
-    if event.get("delta") and last is not None and last.source == "agent" and not last.tool_calls:
+    last = builder.drafts[-1] if builder.drafts else None
+    if event.get("delta") and last is not None and last.source == "agent" and not last.calls:
         last.message += text
         return
-    builder.add("agent" if role == "assistant" else "user", message=text)
+    at = event_time(event.get("timestamp"))
+    builder.add("agent" if event.get("role") == "assistant" else "user", message=text, at=at)

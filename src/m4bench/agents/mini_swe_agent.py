@@ -15,10 +15,20 @@ assistant message (OpenAI shape: ``prompt_tokens`` includes
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from m4bench.agents.atif import AgentInfo, StepBuilder, StepMetrics, ToolCall, Trajectory
+from m4bench.agents.atif import (
+    UNKNOWN_VERSION,
+    Agent,
+    ToolCall,
+    Trajectory,
+    TrajectoryContext,
+    assemble,
+    event_time,
+)
+from m4bench.agents.atif_steps import StepBuilder
 from m4bench.agents.base import (
     AgentContext,
     CliAdapter,
@@ -26,6 +36,7 @@ from m4bench.agents.base import (
     endpoint_of,
     final_metrics,
     openai_usage,
+    step_metrics,
     with_instruction,
 )
 from m4bench.errors import M4BenchError
@@ -114,46 +125,64 @@ class MiniSweAgentAdapter(CliAdapter):
         summary.model_strings = sorted(models)
         return summary
 
-    def to_atif(self, path: Path) -> Trajectory:
+    def to_atif(self, path: Path, context: TrajectoryContext | None = None) -> Trajectory:
         data = _load(path)
         builder = StepBuilder()
         for message in _messages(data):
-            role = message.get("role")
-            content = _content_text(message.get("content"))
-            if role == "assistant":
-                usage = openai_usage(_response(message).get("usage"))
-                calls = [
-                    ToolCall(
-                        tool_call_id=str(call.get("id", index)),
-                        function_name=str((call.get("function") or {}).get("name", "bash")),
-                        arguments=_arguments((call.get("function") or {}).get("arguments")),
-                    )
-                    for index, call in enumerate(message.get("tool_calls") or [])
-                    if isinstance(call, dict)
-                ]
-                builder.add(
-                    "agent",
-                    message=content,
-                    tool_calls=calls,
-                    metrics=StepMetrics(
-                        prompt_tokens=usage.input_total,
-                        completion_tokens=usage.output,
-                        cached_tokens=usage.input_cache_read,
-                    ),
-                )
-            elif role == "tool":
-                builder.observe(str(message.get("tool_call_id")), content)
-            elif role == "user" and builder.steps and builder.steps[-1].source == "agent":
-                builder.steps[-1].observation = content
-            else:
-                builder.add("system" if role == "system" else "user", message=content)
+            _message_step(builder, message)
         summary = self.parse_trace(path)
-        model = summary.model_strings[0] if summary.model_strings else None
-        return Trajectory(
-            agent=AgentInfo(name=self.name, model_name=model),
-            steps=builder.steps,
-            final_metrics=final_metrics(summary, len(builder.steps)),
+        info = data.get("info") if isinstance(data.get("info"), dict) else {}
+        version = info.get("mini_version") if isinstance(info, dict) else None
+        return assemble(
+            builder.steps(),
+            agent=Agent(
+                name=self.name,
+                version=version if isinstance(version, str) and version else UNKNOWN_VERSION,
+                model_name=summary.model_strings[0] if summary.model_strings else None,
+            ),
+            context=context or TrajectoryContext(),
+            totals=final_metrics(summary),
         )
+
+
+def _message_step(builder: StepBuilder, message: dict[str, Any]) -> None:
+    """One stored message: a model turn, a tool's result, or a system or user message
+    (a user message right after a model turn is the feedback on that turn)."""
+    role = message.get("role")
+    content = _content_text(message.get("content"))
+    at = _message_time(message)
+    if role == "assistant":
+        calls = [
+            ToolCall(
+                tool_call_id=str(call.get("id", index)),
+                function_name=str((call.get("function") or {}).get("name", "bash")),
+                arguments=_arguments((call.get("function") or {}).get("arguments")),
+            )
+            for index, call in enumerate(message.get("tool_calls") or [])
+            if isinstance(call, dict)
+        ]
+        response = _response(message)
+        model = response.get("model")
+        builder.add(
+            "agent",
+            message=content,
+            model_name=model if isinstance(model, str) else None,
+            calls=calls,
+            metrics=step_metrics(openai_usage(response.get("usage"))),
+            at=at,
+        )
+    elif role == "tool":
+        builder.observe(str(message.get("tool_call_id")), content)
+    elif role == "user" and builder.drafts and builder.drafts[-1].source == "agent":
+        builder.observe_last(content)
+    else:
+        builder.add("system" if role == "system" else "user", message=content, at=at)
+
+
+def _message_time(message: dict[str, Any]) -> datetime | None:
+    extra = message.get("extra")
+    stamp = extra.get("timestamp") if isinstance(extra, dict) else None
+    return event_time(stamp if stamp is not None else message.get("timestamp"))
 
 
 def _content_text(content: Any) -> str:

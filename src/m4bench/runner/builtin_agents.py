@@ -27,7 +27,17 @@ import sqlglot
 from sqlglot import exp
 
 import m4bench
-from m4bench.agents.atif import AgentInfo, Step, ToolCall, Trajectory
+from m4bench.agents.atif import (
+    Agent,
+    Observation,
+    ObservationResult,
+    Step,
+    ToolCall,
+    Trajectory,
+    TrajectoryContext,
+    assemble,
+    at_offset,
+)
 from m4bench.agents.base import (
     AgentContext,
     CliAdapter,
@@ -121,9 +131,13 @@ class BuiltinAdapter(CliAdapter):
                 summary.errors.append(str(event.get("error")))
         return summary
 
-    def to_atif(self, path: Path) -> Trajectory:
+    def to_atif(self, path: Path, context: TrajectoryContext | None = None) -> Trajectory:
+        """One step per statement, with no model (``model_name`` unset), timed by the
+        run's start plus the statements' durations so far; a script's trace has none."""
         events, _ = read_jsonl(path)
+        context = context or TrajectoryContext()
         steps: list[Step] = []
+        elapsed = 0.0
         for event in (e for e in events if e.get("type") == "sql"):
             call = ToolCall(
                 tool_call_id=f"sql_{event.get('index')}",
@@ -131,14 +145,24 @@ class BuiltinAdapter(CliAdapter):
                 arguments={"query": str(event.get("statement", ""))},
             )
             outcome = "ok" if event.get("ok") else f"error: {event.get('error')}"
+            result = ObservationResult(source_call_id=call.tool_call_id, content=outcome)
             steps.append(
-                Step(step_id=len(steps) + 1, source="agent", tool_calls=[call], observation=outcome)
+                Step(
+                    step_id=len(steps) + 1,
+                    timestamp=at_offset(context, elapsed),
+                    source="agent",
+                    message="",
+                    tool_calls=[call],
+                    observation=Observation(results=[result]),
+                )
             )
-        summary = self.parse_trace(path)
-        return Trajectory(
-            agent=AgentInfo(name=self.name, version=m4bench.__version__),
-            steps=steps,
-            final_metrics=final_metrics(summary, len(steps)),
+            seconds = event.get("seconds")
+            elapsed += float(seconds) if isinstance(seconds, int | float) else 0.0
+        return assemble(
+            steps,
+            agent=Agent(name=self.name, version=m4bench.__version__),
+            context=context,
+            totals=final_metrics(self.parse_trace(path)),
         )
 
 

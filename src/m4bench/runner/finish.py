@@ -10,6 +10,7 @@ import shutil
 import time
 from pathlib import Path
 
+from m4bench.agents.atif import EPOCH, UNKNOWN_VERSION, TrajectoryContext, write_trajectory
 from m4bench.agents.base import TraceSummary
 from m4bench.agents.usage import Usage
 from m4bench.fileio import atomic_write_text, sha256_file
@@ -54,7 +55,7 @@ def finish_run(
     clock = time.monotonic()
     atomic_write_text(paths.artifact(INSTRUCTION_FILE), prepared.instruction)
     has_output = copy_regular_file(paths.workdir / OUTPUT_FILE, paths.artifact(OUTPUT_FILE))
-    kept = _keep_trace(prepared, paths, home) if result is not None else None
+    kept = _keep_trace(prepared, paths, home, result) if result is not None else None
     summary, agent_version = kept if kept is not None else (None, None)
     egress = egress_verdict(prepared.sandbox_spec)
     if prepared.sandbox_spec.egress_log_path.exists():
@@ -125,10 +126,10 @@ def publishability(
 
 
 def _keep_trace(
-    prepared: PreparedRun, paths: RunPaths, home: DataHome
+    prepared: PreparedRun, paths: RunPaths, home: DataHome, result: SandboxResult
 ) -> tuple[TraceSummary, str | None]:
     """Store the redacted trace and stderr and the ATIF trajectory; return the trace's
-    summary and the agent version it reports."""
+    summary and the agent version the trajectory names (None when unknown)."""
     spec = prepared.sandbox_spec
     secrets = list(prepared.credentials.values())
     hidden = [str(Path.home()), str(home.root), str(paths.run_dir)]
@@ -145,13 +146,19 @@ def _keep_trace(
         redact_file(source, paths.artifact(name), secrets, hidden)
     for source in (spec.stdout_path, spec.stderr_path, raw):
         source.unlink(missing_ok=True)
+    context = TrajectoryContext(
+        started_at=result.started_at or EPOCH,
+        instruction=prepared.instruction,
+        session_id=prepared.spec.run_id,
+    )
     try:
         summary = prepared.adapter.parse_trace(paths.artifact(TRACE_FILE))
-        trajectory = prepared.adapter.to_atif(paths.artifact(TRACE_FILE))
+        trajectory = prepared.adapter.to_atif(paths.artifact(TRACE_FILE), context)
     except (ValueError, OSError) as exc:
         return TraceSummary(agent=prepared.spec.agent, errors=[f"unreadable trace: {exc}"]), None
-    atomic_write_text(paths.artifact(TRAJECTORY_FILE), trajectory.model_dump_json(indent=2) + "\n")
-    return summary, trajectory.agent.version
+    write_trajectory(paths.artifact(TRAJECTORY_FILE), trajectory)
+    version = trajectory.agent.version
+    return summary, None if version == UNKNOWN_VERSION else version
 
 
 def _lint(prepared: PreparedRun, paths: RunPaths, home: DataHome) -> LintVerdict:

@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     trajectory = run_react(config)
     # 0: the model finished; 3: a step, token or time limit stopped it; 4: the endpoint
     # failed; 5: the endpoint was never reached (before the model's first answer).
-    return EXIT_CODES.get(str(trajectory.extra.get("stop_reason")), EXIT_LIMIT)
+    return EXIT_CODES.get(str((trajectory.extra or {}).get("stop_reason")), EXIT_LIMIT)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import m4bench
-from m4bench.agents.atif import AgentInfo, Step, Trajectory
+from m4bench.agents.atif import Agent, Step, Trajectory, TrajectoryContext, assemble
 from m4bench.agents.base import (
     AgentContext,
     CliAdapter,
@@ -97,19 +97,8 @@ class ReactAdapter(CliAdapter):
         for event in events:
             if event.get("type") == "step":
                 step = Step.model_validate(event.get("step"))
-                summary.usage.turns += 1
-                summary.usage.tool_calls += len(step.tool_calls)
-                if step.model_name:
-                    models.add(step.model_name)
-                if step.metrics is not None:
-                    cached = step.metrics.cached_tokens
-                    summary.usage = summary.usage.plus(
-                        Usage(
-                            input_uncached=step.metrics.prompt_tokens - cached,
-                            input_cache_read=cached,
-                            output=step.metrics.completion_tokens,
-                        )
-                    )
+                if step.source == "agent":
+                    _count_step(summary, step, models)
             elif event.get("type") == "error":
                 summary.errors.append(str(event.get("message")))
             elif event.get("type") == "final" and event.get("stop_reason") != "done":
@@ -117,16 +106,42 @@ class ReactAdapter(CliAdapter):
         summary.model_strings = sorted(models)
         return summary
 
-    def to_atif(self, path: Path) -> Trajectory:
+    def to_atif(self, path: Path, context: TrajectoryContext | None = None) -> Trajectory:
+        """The loop's own steps (system prompt, instruction, model turns, with their
+        times) under the run's session id."""
         events, _ = read_jsonl(path)
-        agent = AgentInfo(name=self.name)
-        steps = []
+        agent = Agent(name=self.name, version=m4bench.__version__)
+        steps: list[Step] = []
+        extra = {}
         for event in events:
             if event.get("type") == "agent":
-                agent = AgentInfo.model_validate(event.get("agent"))
+                agent = Agent.model_validate(event.get("agent"))
             elif event.get("type") == "step":
                 steps.append(Step.model_validate(event.get("step")))
-        summary = self.parse_trace(path)
-        return Trajectory(
-            agent=agent, steps=steps, final_metrics=final_metrics(summary, len(steps))
+            elif event.get("type") == "final":
+                extra["stop_reason"] = event.get("stop_reason")
+        return assemble(
+            steps,
+            agent=agent,
+            context=context or TrajectoryContext(),
+            totals=final_metrics(self.parse_trace(path)),
+            extra=extra,
+        )
+
+
+def _count_step(summary: TraceSummary, step: Step, models: set[str]) -> None:
+    """Add one model turn of the trace to the summary."""
+    summary.usage.turns += 1
+    summary.usage.tool_calls += len(step.tool_calls or [])
+    if step.model_name:
+        models.add(step.model_name)
+    if step.metrics is not None:
+        prompt = step.metrics.prompt_tokens or 0
+        cached = min(step.metrics.cached_tokens or 0, prompt)
+        summary.usage = summary.usage.plus(
+            Usage(
+                input_uncached=prompt - cached,
+                input_cache_read=cached,
+                output=step.metrics.completion_tokens or 0,
+            )
         )

@@ -2,7 +2,8 @@
 
 Stops when the model answers without a tool call, at the step, token or wall-clock
 limit, or when the endpoint fails (``endpoint_unreachable`` when it was never reached
-before the model's first answer, ``model_error`` otherwise). Each step is printed to
+before the model's first answer, ``model_error`` otherwise). Each ATIF step (the system
+prompt, the instruction, then one per model turn, each with its time) is printed to
 stdout as one JSON line (the harness keeps stdout outside the workdir) and the ATIF
 trajectory is written at the end.
 """
@@ -12,16 +13,29 @@ from __future__ import annotations
 import json
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from m4bench.agents.atif import AgentInfo, FinalMetrics, Step, StepMetrics, ToolCall, Trajectory
-from m4bench.agents.base import openai_usage
+import m4bench
+from m4bench.agents.atif import (
+    Agent,
+    FinalMetrics,
+    Observation,
+    ObservationResult,
+    Step,
+    ToolCall,
+    Trajectory,
+    TrajectoryContext,
+    assemble,
+    at_offset,
+    write_trajectory,
+)
+from m4bench.agents.base import openai_usage, step_metrics
 from m4bench.agents.react.client import ChatClient, ChatError, EndpointUnreachable
 from m4bench.agents.react.tools import TOOL_DEFINITIONS, Toolbox
 from m4bench.agents.usage import Usage
-from m4bench.fileio import atomic_write_text
 
 AGENT_NAME = "react"
 
@@ -72,9 +86,18 @@ class ReactConfig:
 
 @dataclass
 class _State:
+    """The loop's progress: ``steps`` are the model's turns, ``head`` the system prompt
+    and the instruction before them; times are ``context.started_at`` plus the
+    monotonic clock since ``started``."""
+
     usage: Usage
-    steps: list[Step]
-    started: float
+    context: TrajectoryContext
+    head: list[Step] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+
+    def now(self) -> str:
+        return at_offset(self.context, time.monotonic() - self.started)
 
     def limit_reached(self, config: ReactConfig) -> str | None:
         if len(self.steps) >= config.max_steps:
@@ -145,10 +168,10 @@ def _one_step(
     message = _normalise(message, len(state.steps) + 1)
     calls = _tool_calls(message)
     messages.append(message)
-    observations = []
+    results = []
     for call in calls:
         result = toolbox.call(call.function_name, call.arguments["raw"])
-        observations.append(f"[{call.function_name}] {result}")
+        results.append(ObservationResult(source_call_id=call.tool_call_id, content=result))
         messages.append({"role": "tool", "tool_call_id": call.tool_call_id, "content": result})
     for call in calls:
         try:
@@ -157,18 +180,14 @@ def _one_step(
         except json.JSONDecodeError:
             pass
     return Step(
-        step_id=len(state.steps) + 1,
-        timestamp=f"{time.monotonic() - state.started:.3f}",
+        step_id=len(state.head) + len(state.steps) + 1,
+        timestamp=state.now(),
         source="agent",
         model_name=model,
         message=str(message.get("content") or ""),
-        tool_calls=calls,
-        observation="\n".join(observations) or None,
-        metrics=StepMetrics(
-            prompt_tokens=usage.input_total,
-            completion_tokens=usage.output,
-            cached_tokens=usage.input_cache_read,
-        ),
+        tool_calls=calls or None,
+        observation=Observation(results=results) if results else None,
+        metrics=step_metrics(usage),
     )
 
 
@@ -183,9 +202,22 @@ def run_react(config: ReactConfig, out: TextIO | None = None) -> Trajectory:
         {"role": "system", "content": system},
         {"role": "user", "content": config.instruction},
     ]
-    state = _State(usage=Usage(), steps=[], started=time.monotonic())
-    agent = AgentInfo(name=AGENT_NAME, model_name=config.model, tool_definitions=TOOL_DEFINITIONS)
-    _emit(out, {"type": "agent", "agent": agent.model_dump(mode="json")})
+    context = TrajectoryContext(started_at=datetime.now(UTC), instruction=config.instruction)
+    state = _State(usage=Usage(), context=context)
+    agent = Agent(
+        name=AGENT_NAME,
+        version=m4bench.__version__,
+        model_name=config.model,
+        tool_definitions=TOOL_DEFINITIONS,
+    )
+    _emit(out, {"type": "agent", "agent": agent.model_dump(mode="json", exclude_none=True)})
+    start = state.now()
+    state.head = [
+        Step(step_id=1, timestamp=start, source="system", message=system),
+        Step(step_id=2, timestamp=start, source="user", message=config.instruction),
+    ]
+    for step in state.head:
+        _emit_step(out, step)
     stop = None
     while stop is None:
         stop = state.limit_reached(config)
@@ -199,28 +231,30 @@ def run_react(config: ReactConfig, out: TextIO | None = None) -> Trajectory:
             _emit(out, {"type": "error", "message": str(exc)})
             break
         state.steps.append(step)
-        _emit(out, {"type": "step", "step": step.model_dump(mode="json")})
+        _emit_step(out, step)
         if not step.tool_calls:
             stop = "done"
     return _finish(config, agent, state, stop, out)
 
 
-def _finish(
-    config: ReactConfig, agent: AgentInfo, state: _State, stop: str, out: TextIO
-) -> Trajectory:
+def _emit_step(out: TextIO, step: Step) -> None:
+    _emit(out, {"type": "step", "step": step.model_dump(mode="json", exclude_none=True)})
+
+
+def _finish(config: ReactConfig, agent: Agent, state: _State, stop: str, out: TextIO) -> Trajectory:
     metrics = FinalMetrics(
         total_prompt_tokens=state.usage.input_total,
         total_completion_tokens=state.usage.output,
         total_cached_tokens=state.usage.input_cache_read,
-        total_steps=len(state.steps),
     )
     _emit(out, {"type": "final", "stop_reason": stop, "final_metrics": metrics.model_dump()})
-    trajectory = Trajectory(
+    trajectory = assemble(
+        [*state.head, *state.steps],
         agent=agent,
-        steps=state.steps,
-        final_metrics=metrics,
+        context=state.context,
+        totals=metrics,
         extra={"stop_reason": stop},
     )
     if config.trajectory_path is not None:
-        atomic_write_text(config.trajectory_path, trajectory.model_dump_json(indent=2) + "\n")
+        write_trajectory(config.trajectory_path, trajectory)
     return trajectory
