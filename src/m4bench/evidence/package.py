@@ -9,6 +9,7 @@ Layout of the package::
     runs/<run_id>/result.json      the result record (samples emptied, strings redacted)
     runs/<run_id>/instruction.md   the instruction the agent got
     runs/<run_id>/trace.jsonl      the trace, redacted, data blocks replaced by a stub
+    runs/<run_id>/trajectory.json  the ATIF trajectory, sanitized (still valid ATIF)
     runs/<run_id>/egress.jsonl     the egress log, times relative to its first event
     runs/<run_id>/output.csv       scores-only (full for a public synthetic source)
 
@@ -65,6 +66,8 @@ RULES = [
     "row samples in result records (fields ending in _sample) emptied",
     "output.csv: scores-only (row_id, optional row_key_hash, numeric scored columns) "
     "unless the source is public and full outputs were allowed",
+    "trajectory.json: step times made relative to the epoch; observation contents -> a "
+    "stub with their length and SHA-256 prefix unless full outputs are kept",
 ]
 
 Progress = Callable[[str], None]

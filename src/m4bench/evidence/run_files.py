@@ -1,4 +1,5 @@
-"""One run's files in a package: result record, instruction, trace, egress log, output."""
+"""One run's files in a package: result record, instruction, trace, trajectory, egress
+log, output."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from m4bench.evidence.builder import Builder, action
 from m4bench.evidence.outputs import scores_only
 from m4bench.evidence.records import sanitize_egress, sanitize_jsonl
 from m4bench.evidence.redact import Redactor
+from m4bench.evidence.trajectories import package_trajectory
 from m4bench.results.layout import (
     DIFF_FILE,
     EGRESS_FILE,
@@ -33,7 +35,6 @@ TEXT_ARTIFACTS = (INSTRUCTION_FILE, TRACE_FILE, EGRESS_FILE)
 NOT_PACKAGED = {
     DIFF_FILE: "row-level differences against the ground truth",
     STDERR_FILE: "free text outside the trace; not part of the evidence",
-    TRAJECTORY_FILE: "derived from the trace, which is packaged",
 }
 MAX_ID_LITERALS = 50_000
 
@@ -49,6 +50,9 @@ def package_run(builder: Builder, run_id: str, record: ResultRecord) -> ResultRe
     for name in TEXT_ARTIFACTS:
         if name in artifacts:
             _add_text(builder, run_id, name, artifacts[name], redactor)
+    if TRAJECTORY_FILE in artifacts:
+        rows = builder.options.outputs != "scores-only" and builder.is_public(record.source)
+        package_trajectory(builder, run_id, artifacts[TRAJECTORY_FILE], redactor, rows)
     for name, path in sorted(artifacts.items()):
         if name in NOT_PACKAGED:
             builder.skip(_relative(builder, path), NOT_PACKAGED[name])
