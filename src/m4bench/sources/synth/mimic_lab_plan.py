@@ -283,21 +283,20 @@ def _blood_gases(
         pair = arterial & (rng.random(m) < q.bg_simultaneous_venous)
         pair &= ~s.targets.window(tl.stay, tl.hours, _gas_need)  # banded gases stand alone
         if pair.any():
-            ven = tl.take(pair)
-            vspec = rows.panel(
-                rng,
-                ven,
-                {
-                    50821: rng.uniform(25, 50, len(ven)),
-                    50818: rng.normal(46, 6, len(ven)),
-                    50820: rng.normal(7.35, 0.05, len(ven)),
-                },
-                null_hadm[pair],
-                q,
-            )
-            rows.text_item(
-                ven, vspec, null_hadm[pair], 52033, np.full(len(ven), "VEN.", dtype=object)
-            )
+            _venous_pairs(rng, tl.take(pair), null_hadm[pair], rows, q)
+
+
+def _venous_pairs(
+    rng: np.random.Generator, ven: Timeline, null_hadm: np.ndarray, rows: LabRows, q: QuirkRates
+) -> None:
+    """A venous gas at the time of each of these arterial gases (a quirk of real data)."""
+    items = {
+        50821: rng.uniform(25, 50, len(ven)),
+        50818: rng.normal(46, 6, len(ven)),
+        50820: rng.normal(7.35, 0.05, len(ven)),
+    }
+    vspec = rows.panel(rng, ven, items, null_hadm, q)
+    rows.text_item(ven, vspec, null_hadm, 52033, np.full(len(ven), "VEN.", dtype=object))
 
 
 def _gas_items(
