@@ -28,6 +28,7 @@ from m4bench.errors import M4BenchError
 from m4bench.fileio import read_model, sha256_file, write_model
 from m4bench.sources.layout import FileEntry, Source, write_catalog, write_parquet
 from m4bench.sources.lock import source_lock
+from m4bench.sql import create_parquet_views
 
 BUILD_MANIFEST_VERSION = 1
 BUILD_MANIFEST_NAME = "concepts.json"
@@ -338,14 +339,7 @@ def _total_memory_bytes() -> int:
 
 
 def _create_input_views(con: duckdb.DuckDBPyConnection, paths: Mapping[str, Path]) -> None:
-    for schema_name in sorted({q.split(".", 1)[0] for q in paths}):
-        con.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema_name}"')
-    for qualified, path in sorted(paths.items()):
-        schema_name, table = qualified.split(".", 1)
-        literal = str(path.resolve()).replace("'", "''")
-        con.execute(
-            f'CREATE VIEW "{schema_name}"."{table}" AS SELECT * FROM read_parquet(\'{literal}\')'
-        )
+    create_parquet_views(con, ((q, path.resolve()) for q, path in sorted(paths.items())))
 
 
 @contextlib.contextmanager

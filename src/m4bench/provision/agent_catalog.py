@@ -42,6 +42,7 @@ from m4bench.provision.relations import (
     allowed_relations,
     data_relative_path,
 )
+from m4bench.sql import create_parquet_views, quote_literal
 from m4bench.tasks.catalog import Task
 
 CATALOG_FORMAT_VERSION = 1
@@ -103,17 +104,10 @@ def write_catalog_file(target: Path, relations: Mapping[str, str], search_path: 
     """Create a fresh DuckDB file with one view per relation over its relative path."""
     con = duckdb.connect()
     try:
-        con.execute(f"SET file_search_path = '{_literal(str(search_path))}'")
-        con.execute(f"ATTACH '{_literal(str(target))}' AS agent (BLOCK_SIZE {CATALOG_BLOCK_SIZE})")
+        con.execute(f"SET file_search_path = {quote_literal(search_path)}")
+        con.execute(f"ATTACH {quote_literal(target)} AS agent (BLOCK_SIZE {CATALOG_BLOCK_SIZE})")
         con.execute("USE agent")
-        for schema_name in sorted({name.split(".", 1)[0] for name in relations}):
-            con.execute(f'CREATE SCHEMA "{schema_name}"')
-        for name, relative in sorted(relations.items()):
-            schema_name, table = name.split(".", 1)
-            con.execute(
-                f'CREATE VIEW "{schema_name}"."{table}" AS '
-                f"SELECT * FROM read_parquet('{_literal(relative)}')"
-            )
+        create_parquet_views(con, sorted(relations.items()))
         con.execute("CHECKPOINT")
         con.execute("USE memory")
         con.execute("DETACH agent")
@@ -194,7 +188,3 @@ def provision_run_database(task_catalog: Path, workdir: Path, link_data: bool = 
             raise M4BenchError(f"{link}: already exists", hint="use a fresh workdir")
         link.symlink_to((source_file.parent / DATA_DIR).resolve(), target_is_directory=True)
     return target
-
-
-def _literal(text: str) -> str:
-    return text.replace("'", "''")

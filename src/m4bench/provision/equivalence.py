@@ -25,6 +25,7 @@ from m4bench.provision.mapping import SchemaMapping
 from m4bench.provision.perturb import perturbed_view
 from m4bench.provision.relations import SchemaView
 from m4bench.provision.rewrite import transform_sql
+from m4bench.sql import create_parquet_views, quote_literal
 from m4bench.tasks.catalog import Task
 from m4bench.tasks.reference import ordered_query, output_columns
 
@@ -102,14 +103,7 @@ def compare_tables(truth: pa.Table, got: pa.Table) -> tuple[bool, str]:
 
 def create_views(con: duckdb.DuckDBPyConnection, files: Mapping[str, Path]) -> None:
     """One view per ``{qualified name: Parquet file}`` over its absolute path."""
-    for schema_name in sorted({name.split(".", 1)[0] for name in files}):
-        con.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema_name}"')
-    for name, path in sorted(files.items()):
-        schema_name, table = name.split(".", 1)
-        literal = str(path).replace("'", "''")
-        con.execute(
-            f'CREATE VIEW "{schema_name}"."{table}" AS SELECT * FROM read_parquet(\'{literal}\')'
-        )
+    create_parquet_views(con, sorted(files.items()))
 
 
 def verify_round_trip(home: DataHome, source: str) -> list[EquivalenceResult]:
@@ -125,7 +119,7 @@ def verify_round_trip(home: DataHome, source: str) -> list[EquivalenceResult]:
         for merged in mapping.merged.values():
             for native in sorted(merged.values):
                 read_back = transform_sql(f"SELECT * FROM {native}", mapping, "restructured")
-                original = str(obfuscated.files[mapping.table(native)]).replace("'", "''")
+                original = obfuscated.files[mapping.table(native)]
                 results.append(_multiset_equal(con, native, read_back, original))
     finally:
         con.close()
@@ -133,9 +127,9 @@ def verify_round_trip(home: DataHome, source: str) -> list[EquivalenceResult]:
 
 
 def _multiset_equal(
-    con: duckdb.DuckDBPyConnection, native: str, read_back: str, original_file: str
+    con: duckdb.DuckDBPyConnection, native: str, read_back: str, original_file: Path
 ) -> EquivalenceResult:
-    original = f"SELECT * FROM read_parquet('{original_file}')"
+    original = f"SELECT * FROM read_parquet({quote_literal(original_file)})"
     counts = con.execute(
         f"SELECT (SELECT COUNT(*) FROM ({read_back})), (SELECT COUNT(*) FROM ({original})), "
         f"(SELECT COUNT(*) FROM (({read_back}) EXCEPT ALL ({original}))), "

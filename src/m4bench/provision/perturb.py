@@ -36,6 +36,7 @@ from m4bench.provision.mapping import MergedTable, SchemaMapping, build_mapping
 from m4bench.provision.progress import progress_bar
 from m4bench.provision.relations import SchemaView
 from m4bench.sources.layout import FileEntry, write_parquet
+from m4bench.sql import quote_ident, quote_literal
 
 PERTURBED_FORMAT_VERSION = 1
 DEFAULT_SEED = 0
@@ -65,7 +66,9 @@ def describe_files(files: Mapping[str, Path]) -> dict[str, list[tuple[str, str]]
     try:
         described = {}
         for name, path in sorted(files.items()):
-            rows = con.execute(f"DESCRIBE SELECT * FROM read_parquet('{_lit(path)}')").fetchall()
+            rows = con.execute(
+                f"DESCRIBE SELECT * FROM read_parquet({quote_literal(path)})"
+            ).fetchall()
             described[name] = [(str(row[0]), str(row[1])) for row in rows]
         return described
     finally:
@@ -118,11 +121,13 @@ def build_obfuscated(
             for native, path in sorted(view.files.items()):
                 opaque = mapping.table(native)
                 renamed = ", ".join(
-                    f'"{column}" AS "{mapping.column(column)}"'
+                    f"{quote_ident(column)} AS {quote_ident(mapping.column(column))}"
                     for column in mapping.table_columns[native]
                 )
                 target = _table_file(target_dir, opaque)
-                write_parquet(con, f"SELECT {renamed} FROM read_parquet('{_lit(path)}')", target)
+                write_parquet(
+                    con, f"SELECT {renamed} FROM read_parquet({quote_literal(path)})", target
+                )
                 tables[opaque] = _entry(root, target)
                 advance(opaque)
     finally:
@@ -167,9 +172,11 @@ def merged_table_query(
     for part, value in sorted(merged.values.items(), key=lambda item: item[1]):
         own = {mapping.column(c) for c in mapping.table_columns[part]}
         file = root / obfuscated.tables[mapping.table(part)].path
-        cells = [f"'{value}' AS \"{merged.discriminator}\""]
-        cells += [f'"{c}"' if c in own else f'NULL AS "{c}"' for c in merged.columns]
-        selects.append(f"SELECT {', '.join(cells)} FROM read_parquet('{_lit(file)}')")
+        cells = [f"{quote_literal(value)} AS {quote_ident(merged.discriminator)}"]
+        cells += [
+            quote_ident(c) if c in own else f"NULL AS {quote_ident(c)}" for c in merged.columns
+        ]
+        selects.append(f"SELECT {', '.join(cells)} FROM read_parquet({quote_literal(file)})")
     return " UNION ALL BY NAME ".join(selects)
 
 
@@ -214,7 +221,3 @@ def _entry(root: Path, path: Path) -> FileEntry:
     return FileEntry(
         path=str(path.relative_to(root)), sha256=sha256_file(path), bytes=path.stat().st_size
     )
-
-
-def _lit(path: Path | str) -> str:
-    return str(path).replace("'", "''")

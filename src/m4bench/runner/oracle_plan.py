@@ -18,19 +18,12 @@ from m4bench.concepts.library import ConceptLibrary
 from m4bench.provision.mapping import SchemaMapping
 from m4bench.provision.rewrite import transform_sql
 from m4bench.results.identity import SchemaName
+from m4bench.sql import quote_ident, quote_qualified
 from m4bench.tasks.catalog import Task
 from m4bench.tasks.reference import ordered_query, output_columns
 
 OUTPUT_FILE = "output.csv"
 Rewrite = Callable[[str], str]
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _qualified(name: str) -> str:
-    return ".".join(_quote(part) for part in name.split("."))
 
 
 def oracle_statements(
@@ -79,14 +72,14 @@ def _missing_concepts(
         schema_name = target.split(".", 1)[0]
         if schema_name not in schemas:
             schemas.add(schema_name)
-            statements.append(f"CREATE SCHEMA IF NOT EXISTS {_quote(schema_name)}")
+            statements.append(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema_name)}")
         body = rewrite(concept.query)
-        statements.append(f"CREATE OR REPLACE TABLE {_qualified(target)} AS\n{body}")
+        statements.append(f"CREATE OR REPLACE TABLE {quote_qualified(target)} AS\n{body}")
     return statements
 
 
 def _renamed_back(query: str, native_columns: list[str], mapping: SchemaMapping) -> str:
     select = ", ".join(
-        f"{_quote(mapping.column(name))} AS {_quote(name)}" for name in native_columns
+        f"{quote_ident(mapping.column(name))} AS {quote_ident(name)}" for name in native_columns
     )
     return f"SELECT {select} FROM (\n{query}\n) AS oracle_rows"

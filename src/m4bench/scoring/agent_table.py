@@ -28,8 +28,9 @@ import duckdb
 
 from m4bench.scoring.options import ScoreOptions
 from m4bench.scoring.output_file import OutputHeader
-from m4bench.scoring.sqltypes import agent_cell, agent_key, agent_value, quote_literal
+from m4bench.scoring.sqltypes import agent_cell, agent_key, agent_value
 from m4bench.scoring.truth import TruthTable
+from m4bench.sql import quote_literal
 from m4bench.tasks.evaluation import EvaluationSpec
 
 AGENT_TABLE = "agent"

@@ -32,8 +32,9 @@ import duckdb
 
 from m4bench.scoring.agent_table import FIRST_TABLE, AgentLayout, flag_test
 from m4bench.scoring.cells import join_condition
-from m4bench.scoring.sqltypes import quote_literal, truth_key, truth_value, values_within
+from m4bench.scoring.sqltypes import truth_key, truth_value, values_within
 from m4bench.scoring.truth import TRUTH_ROW, TRUTH_VIEW, TruthTable
+from m4bench.sql import quote_literal
 from m4bench.tasks.evaluation import EvaluationSpec
 
 # One unit of a summed scaled error: errors lie in [0, 1], so 2^52 units keep every

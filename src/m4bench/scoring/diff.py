@@ -16,8 +16,8 @@ import duckdb
 from m4bench.fileio import atomic_path
 from m4bench.scoring.agent_table import AGENT_TABLE, FIRST_TABLE, AgentLayout, key_text
 from m4bench.scoring.cells import RAW_JOIN, cell_sql, join_condition
-from m4bench.scoring.sqltypes import quote_ident, quote_literal
 from m4bench.scoring.truth import TRUTH_ROW, TRUTH_VIEW, TruthTable
+from m4bench.sql import quote_ident, quote_literal
 from m4bench.tasks.evaluation import EvaluationSpec
 
 # The first columns of every diff ``write_diff`` writes: an existing Parquet file that

@@ -1,7 +1,8 @@
 """How a truth column's DuckDB type decides the casting and comparison of agent text.
 
 Each function returns a SQL expression; column and table names come in already
-quoted (see ``quote_ident``). The agent side is always VARCHAR text.
+quoted (see :func:`m4bench.sql.quote_ident`, re-exported here for the scoring modules).
+The agent side is always VARCHAR text.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import re
 
 from m4bench.scoring.model import Comparison
 from m4bench.scoring.options import EXTENDED_NULL_TOKENS, NullRule
+from m4bench.sql import quote_ident as quote_ident
+from m4bench.sql import quote_literal as quote_literal
 from m4bench.tasks.evaluation import ColumnTolerance
 
 _EXACT_NUMBER = re.compile(r"^(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|DECIMAL\(\d+,\d+\))$")
@@ -19,14 +22,6 @@ _TEMPORAL = re.compile(r"^(DATE|TIMESTAMP(_S|_MS|_NS)?|TIMESTAMP WITH TIME ZONE)
 # A difference that equals the tolerance must match even when the subtraction of two
 # doubles lands one unit in the last place above it (1.1 - 1.0 > 0.1 in binary).
 _BOUNDARY_SLACK = 1e-9
-
-
-def quote_ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def quote_literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def comparison_for(sql_type: str) -> Comparison:

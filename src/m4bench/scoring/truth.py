@@ -15,13 +15,9 @@ import duckdb
 
 from m4bench.errors import M4BenchError
 from m4bench.scoring.model import Comparison
-from m4bench.scoring.sqltypes import comparison_for, quote_ident, quote_literal
-from m4bench.scoring.truth_facts import (
-    column_scales,
-    first_duplicate_key,
-    footer_counts,
-    stored_facts,
-)
+from m4bench.scoring.sqltypes import comparison_for
+from m4bench.scoring.truth_facts import column_scales, footer_counts, stored_facts
+from m4bench.sql import first_duplicate_key, quote_ident, quote_literal
 from m4bench.tasks.evaluation import EvaluationSpec
 
 TRUTH_VIEW = "truth"

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 import duckdb
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from m4bench.scoring.sqltypes import comparison_for, quote_ident, quote_literal
+from m4bench.scoring.sqltypes import comparison_for
+from m4bench.sql import first_duplicate_key, quote_ident, quote_literal
 
 if TYPE_CHECKING:  # the scorer itself never needs pyarrow loaded (about 50 MB)
     import pyarrow as pa
@@ -42,18 +43,6 @@ class TruthFacts(BaseModel):
     rows: int
     unique_keys: list[str] | None
     scales: dict[str, float]
-
-
-def first_duplicate_key(
-    con: duckdb.DuckDBPyConnection, view: str, keys: list[str]
-) -> tuple[object, ...] | None:
-    """The smallest repeated key of ``view`` and its count (last item), or None."""
-    key_list = ", ".join(quote_ident(name) for name in keys)
-    row = con.execute(
-        f"SELECT {key_list}, count(*) FROM {view} GROUP BY ALL HAVING count(*) > 1 "
-        f"ORDER BY ALL LIMIT 1"
-    ).fetchone()
-    return None if row is None else tuple(row)
 
 
 def column_scales(con: duckdb.DuckDBPyConnection, view: str, names: list[str]) -> dict[str, float]:

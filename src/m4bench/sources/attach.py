@@ -22,7 +22,6 @@ import duckdb
 from m4bench.errors import M4BenchError
 from m4bench.fileio import read_model, sha256_file, write_model
 from m4bench.home import DataHome
-from m4bench.sources.csv_sql import sql_str
 from m4bench.sources.layout import (
     FileEntry,
     Source,
@@ -35,6 +34,7 @@ from m4bench.sources.lock import source_lock
 from m4bench.sources.names import check_source_name
 from m4bench.sources.schema import EICU, MIMIC_IV
 from m4bench.sources.schema.base import DatasetSchema, Table
+from m4bench.sql import quote_literal
 
 _QUOTED = re.compile(r"'((?:[^']|'')*)'|\"((?:[^\"]|\"\")*)\"")
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -189,7 +189,7 @@ def _table_entry(table: Table, scanned: tuple[str, list[Path]]) -> TableEntry:
     pattern, files = scanned
     con = duckdb.connect()
     try:
-        scan = f"read_parquet({sql_str(pattern)})"
+        scan = f"read_parquet({quote_literal(pattern)})"
         names = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()]
         _check_columns(table, pattern, [str(n).lower() for n in names])
         counted = con.execute(f"SELECT COUNT(*) FROM {scan}").fetchone()

@@ -13,32 +13,30 @@ import duckdb
 
 from m4bench.errors import M4BenchError
 from m4bench.sources.csv_tree import CsvInput
+from m4bench.sql import quote_ident, quote_literal
 
 # Null tokens of the official loaders: an empty field is NULL everywhere; MIMIC-IV also
 # uses '___' for de-identified free text, which the reference databases load as NULL.
 NULL_TOKENS: dict[str, tuple[str, ...]] = {"mimic-iv": ("", "___"), "eicu": ("",)}
 
 
-def sql_str(value: str | Path) -> str:
-    """``value`` as a single-quoted SQL string literal."""
-    return "'" + str(value).replace("'", "''") + "'"
-
-
 def read_csv_sql(source: CsvInput, null_tokens: tuple[str, ...]) -> str:
     """``SELECT <official columns> FROM read_csv(<file>, columns=<typed header>, ...)``."""
     types = source.table.duckdb_columns()
-    columns = ", ".join(f"{sql_str(name)}: {sql_str(types[name])}" for name in source.header)
-    nulls = ", ".join(sql_str(token) for token in null_tokens)
+    columns = ", ".join(
+        f"{quote_literal(name)}: {quote_literal(types[name])}" for name in source.header
+    )
+    nulls = ", ".join(quote_literal(token) for token in null_tokens)
     projection = (
         "*"
         if source.header == source.table.column_names
-        else ", ".join(f'"{name}"' for name in source.table.column_names)
+        else ", ".join(quote_ident(name) for name in source.table.column_names)
     )
     return (
-        f"SELECT {projection} FROM read_csv({sql_str(source.path)}, header = true, "
+        f"SELECT {projection} FROM read_csv({quote_literal(source.path)}, header = true, "
         f"auto_detect = false, delim = ',', quote = '\"', escape = '\"', "
         f"nullstr = [{nulls}], columns = {{{columns}}}, "
-        f"compression = {sql_str('gzip' if source.gzipped else 'none')})"
+        f"compression = {quote_literal('gzip' if source.gzipped else 'none')})"
     )
 
 

@@ -23,7 +23,7 @@ import duckdb
 from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_path, read_model, write_model
 from m4bench.home import DataHome
-from m4bench.sources.csv_sql import NULL_TOKENS, explain_csv_error, read_csv_sql, sql_str
+from m4bench.sources.csv_sql import NULL_TOKENS, explain_csv_error, read_csv_sql
 from m4bench.sources.csv_tree import CsvInput, locate_inputs, select_tables
 from m4bench.sources.integrity import Stopped, digest_file, digest_in_background
 from m4bench.sources.layout import (
@@ -36,6 +36,7 @@ from m4bench.sources.layout import (
 from m4bench.sources.lock import source_lock
 from m4bench.sources.names import check_source_name
 from m4bench.sources.schema import dataset_schema
+from m4bench.sql import quote_literal
 
 ProgressCallback = Callable[[str, float], None]
 """Called with (qualified table, fraction done in [0, 1]) while a table is read."""
@@ -185,7 +186,7 @@ def _copy_to_parquet(
     try:
         with atomic_path(target) as tmp, ThreadPoolExecutor(max_workers=2) as pool:
             digest = digest_in_background(pool, source_input.path, source_input.gzipped, stop)
-            copy = pool.submit(con.execute, f"COPY ({query}) TO {sql_str(tmp)} {options}")
+            copy = pool.submit(con.execute, f"COPY ({query}) TO {quote_literal(tmp)} {options}")
             try:
                 _report_progress(con, copy, source_input.table.qualified, progress)
                 copy.result()
@@ -197,7 +198,9 @@ def _copy_to_parquet(
                 con.interrupt()
                 raise
             input_digest = digest.result()
-            counted = con.execute(f"SELECT COUNT(*) FROM read_parquet({sql_str(tmp)})").fetchone()
+            counted = con.execute(
+                f"SELECT COUNT(*) FROM read_parquet({quote_literal(tmp)})"
+            ).fetchone()
     finally:
         con.close()
     return (int(counted[0]) if counted else 0), input_digest

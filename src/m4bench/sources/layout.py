@@ -25,6 +25,7 @@ from m4bench import __version__
 from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_path, read_model, sha256_file, write_model
 from m4bench.home import DataHome
+from m4bench.sql import create_parquet_views, quote_literal
 
 MANIFEST_VERSION = 1
 SourceKind = Literal["synthetic", "ingested", "attached-m4"]
@@ -158,11 +159,11 @@ def write_parquet(
     """
     with atomic_path(target) as tmp:
         con.execute(
-            f"COPY ({query}) TO '{_sql_str(tmp)}' "
+            f"COPY ({query}) TO {quote_literal(tmp)} "
             f"(FORMAT PARQUET, COMPRESSION ZSTD, ROW_GROUP_SIZE {row_group_size}, "
             "USE_TMP_FILE false)"
         )
-        count = con.execute(f"SELECT COUNT(*) FROM read_parquet('{_sql_str(tmp)}')").fetchone()
+        count = con.execute(f"SELECT COUNT(*) FROM read_parquet({quote_literal(tmp)})").fetchone()
     return int(count[0]) if count else 0
 
 
@@ -203,14 +204,7 @@ def write_catalog(
         con = duckdb.connect(str(tmp))
         try:
             _search_source_folder(con, layout)
-            for schema_name in sorted({q.split(".", 1)[0] for q, _ in views}):
-                con.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema_name}"')
-            for qualified, path in views:
-                schema_name, table = qualified.split(".", 1)
-                con.execute(
-                    f'CREATE VIEW "{schema_name}"."{table}" AS '
-                    f"SELECT * FROM read_parquet('{_sql_str(_view_path(layout, path))}')"
-                )
+            create_parquet_views(con, ((q, _view_path(layout, path)) for q, path in views))
             con.execute("CHECKPOINT")
         finally:
             con.close()
@@ -227,8 +221,4 @@ def _view_path(layout: SourceLayout, path: Path) -> Path:
 
 def _search_source_folder(con: duckdb.DuckDBPyConnection, layout: SourceLayout) -> None:
     """Resolve the catalog's relative file paths in the source's folder."""
-    con.execute(f"SET file_search_path = '{_sql_str(layout.root.resolve())}'")
-
-
-def _sql_str(path: Path) -> str:
-    return str(path).replace("'", "''")
+    con.execute(f"SET file_search_path = {quote_literal(layout.root.resolve())}")

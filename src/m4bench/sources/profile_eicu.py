@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from m4bench.sources.profile_spec import ItemQuery, QuirkDetector
 from m4bench.sources.synth import eicu_vocab as v
+from m4bench.sql import quote_literal
 
 NC = "eicu_crd.nursecharting"
 PATIENT = "eicu_crd.patient"
@@ -17,17 +18,13 @@ APS = "eicu_crd.apacheapsvar"
 PRED = "eicu_crd.apachepredvar"
 
 
-def _lit(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def _pairs(*pairs: tuple[str, str]) -> str:
     """SQL: the nursecharting row has one of the (label, name) pairs."""
     return (
         "("
         + " OR ".join(
-            f"(nursingchartcelltypevallabel = {_lit(a)} "
-            f"AND nursingchartcelltypevalname = {_lit(b)})"
+            f"(nursingchartcelltypevallabel = {quote_literal(a)} "
+            f"AND nursingchartcelltypevalname = {quote_literal(b)})"
             for a, b in pairs
         )
         + ")"
@@ -47,9 +44,9 @@ VITALS_CHECKED = _pairs(v.HR, v.RR, v.TEMP_C, *MAP_PAIRS)
 NUMBER = "TRY_CAST(nursingchartvalue AS DOUBLE)"
 URINE_TAIL = f"SUBSTR(cellpath, {len(v.IO_OUTPUT) + 1})"
 URINE_ROW = (
-    f"(cellpath LIKE {_lit(v.IO_OUTPUT + '%')} AND ("
-    f"{URINE_TAIL} IN ({', '.join(_lit(t) for t in v.urine_tails())})"
-    f" OR (LOWER(cellpath) LIKE {_lit((v.IO_OUTPUT + 'foley').lower() + '%')}"
+    f"(cellpath LIKE {quote_literal(v.IO_OUTPUT + '%')} AND ("
+    f"{URINE_TAIL} IN ({', '.join(quote_literal(t) for t in v.urine_tails())})"
+    f" OR (LOWER(cellpath) LIKE {quote_literal((v.IO_OUTPUT + 'foley').lower() + '%')}"
     " AND LOWER(cellpath) NOT LIKE '%pacu%' AND LOWER(cellpath) NOT LIKE '%or%'"
     " AND LOWER(cellpath) NOT LIKE '%ir%')"
     f" OR {URINE_TAIL} LIKE 'Output%Urinary Catheter%'"
@@ -59,7 +56,7 @@ URINE_ROW = (
     f" OR {URINE_TAIL} LIKE 'Urinary Catheter Output%'))"
 )
 EXCLUDED_FOLEY = (
-    f"(LOWER(cellpath) LIKE {_lit((v.IO_OUTPUT + 'foley').lower() + '%')}"
+    f"(LOWER(cellpath) LIKE {quote_literal((v.IO_OUTPUT + 'foley').lower() + '%')}"
     " AND (LOWER(cellpath) LIKE '%pacu%' OR LOWER(cellpath) LIKE '%or%'"
     " OR LOWER(cellpath) LIKE '%ir%'))"
 )
@@ -122,8 +119,9 @@ DETECTORS: tuple[QuirkDetector, ...] = (
         _share(
             "eicu_crd.physicalexam",
             "TRY_CAST(physicalexamvalue AS DOUBLE) NOT BETWEEN 3 AND 15",
-            f"(physicalexampath LIKE {_lit(v.PE_GCS + '/_')} OR physicalexampath LIKE "
-            f"{_lit(v.PE_GCS + '/__')}) AND TRY_CAST(physicalexamvalue AS DOUBLE) IS NOT NULL",
+            f"(physicalexampath LIKE {quote_literal(v.PE_GCS + '/_')} OR physicalexampath "
+            f"LIKE {quote_literal(v.PE_GCS + '/__')}) "
+            "AND TRY_CAST(physicalexamvalue AS DOUBLE) IS NOT NULL",
         ),
     ),
     QuirkDetector(
@@ -132,14 +130,14 @@ DETECTORS: tuple[QuirkDetector, ...] = (
         (NC,),
         f"SELECT COUNT(*) FILTER (WHERE names < 4), COUNT(*) FROM (SELECT patientunitstayid, "
         f"nursingchartoffset, COUNT(DISTINCT nursingchartcelltypevalname) AS names FROM {NC} "
-        f"WHERE nursingchartcelltypevallabel = {_lit(v.GCS_LABEL)} GROUP BY 1, 2)",
+        f"WHERE nursingchartcelltypevallabel = {quote_literal(v.GCS_LABEL)} GROUP BY 1, 2)",
     ),
     QuirkDetector(
         "gcs_score_family",
         "stays with GCS rows that use 'Score (Glasgow Coma Scale)'",
         (NC,),
         f"SELECT COUNT(*) FILTER (WHERE score), COUNT(*) FROM (SELECT patientunitstayid, "
-        f"BOOL_OR(nursingchartcelltypevallabel = {_lit(v.GCS_SCORE_LABEL)}) AS score "
+        f"BOOL_OR(nursingchartcelltypevallabel = {quote_literal(v.GCS_SCORE_LABEL)}) AS score "
         f"FROM {NC} WHERE {GCS_ANY} GROUP BY 1)",
     ),
     QuirkDetector(
@@ -221,7 +219,7 @@ DETECTORS: tuple[QuirkDetector, ...] = (
         (PATIENT, IO),
         f"SELECT COUNT(*) FILTER (WHERE o.patientunitstayid IS NULL), COUNT(*) FROM {PATIENT} p "
         f"LEFT JOIN (SELECT DISTINCT patientunitstayid FROM {IO} WHERE cellpath LIKE "
-        f"{_lit(v.IO_OUTPUT + '%')}) o USING (patientunitstayid)",
+        f"{quote_literal(v.IO_OUTPUT + '%')}) o USING (patientunitstayid)",
     ),
     QuirkDetector(
         "io_urine_variant",

@@ -20,7 +20,7 @@ import duckdb
 from m4bench.concepts.library import ConceptLibrary
 from m4bench.concepts.materialize import materialize
 from m4bench.errors import M4BenchError
-from m4bench.scoring.sqltypes import quote_ident
+from m4bench.sql import quote_ident
 from m4bench.tasks.card import DERIVED_SCHEMA
 from m4bench.tasks.cases import Case, CaseRows, load_cases, sql_value
 from m4bench.tasks.catalog import Task

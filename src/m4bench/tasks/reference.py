@@ -15,8 +15,8 @@ from m4bench.concepts.library import ConceptLibrary
 from m4bench.concepts.materialize import materialize
 from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_path
-from m4bench.scoring.truth_facts import first_duplicate_key
 from m4bench.sources.schema import create_empty_tables, dataset_schema
+from m4bench.sql import first_duplicate_key, quote_ident, quote_literal
 
 if TYPE_CHECKING:
     from m4bench.tasks.catalog import Task
@@ -112,7 +112,7 @@ def wrapped(sql: str, suffix: str) -> str:
 def ordered_query(sql: str, key_columns: list[str], columns: list[str]) -> str:
     """Wrap a query so its rows come out sorted by keys, then every other column."""
     order = list(dict.fromkeys([*key_columns, *columns]))
-    terms = ", ".join(f'"{name}" ASC NULLS LAST' for name in order)
+    terms = ", ".join(f"{quote_ident(name)} ASC NULLS LAST" for name in order)
     return wrapped(sql, f"AS reference_rows ORDER BY {terms}")
 
 
@@ -177,7 +177,6 @@ def write_reference(table: pa.Table, target: Path) -> None:
         con.register("reference_rows", table)
         fmt = "(FORMAT PARQUET)" if target.suffix == ".parquet" else "(FORMAT CSV, HEADER)"
         with atomic_path(target) as tmp:
-            escaped = str(tmp).replace("'", "''")
-            con.execute(f"COPY reference_rows TO '{escaped}' {fmt}")
+            con.execute(f"COPY reference_rows TO {quote_literal(tmp)} {fmt}")
     finally:
         con.close()

@@ -32,6 +32,7 @@ import duckdb
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from m4bench.fileio import read_toml_model, reject_duplicate_names
+from m4bench.sql import quote_literal
 from m4bench.tasks.catalog import Task
 from m4bench.validity.model import BinCoverage
 
@@ -77,9 +78,8 @@ def count_bin(
     family: str, spec: BinSpec, truth: Path, source_con: duckdb.DuckDBPyConnection
 ) -> BinCoverage:
     """Rows reaching ``spec``: over the ground truth at ``truth`` or over the source."""
-    escaped = str(truth).replace("'", "''")
     if spec.where is not None:
-        sql = f"SELECT COUNT(*) FROM read_parquet('{escaped}') WHERE {spec.where}"
+        sql = f"SELECT COUNT(*) FROM read_parquet({quote_literal(truth)}) WHERE {spec.where}"
     else:
         sql = str(spec.query)
     rows: int | None = None

@@ -10,6 +10,7 @@ from m4bench.errors import M4BenchError
 from m4bench.sources.schema.base import Column, DatasetSchema, Table
 from m4bench.sources.schema.eicu import EICU
 from m4bench.sources.schema.mimic_iv import MIMIC_IV
+from m4bench.sql import quote_ident, quote_qualified
 
 __all__ = [
     "EICU",
@@ -45,8 +46,8 @@ def create_table_sql(table: Table, not_null: bool = False) -> str:
     parts = []
     for column in table.columns:
         constraint = " NOT NULL" if not_null and not column.nullable else ""
-        parts.append(f'"{column.name}" {column.type}{constraint}')
-    return f'CREATE TABLE "{table.schema_name}"."{table.name}" ({", ".join(parts)})'
+        parts.append(f"{quote_ident(column.name)} {column.type}{constraint}")
+    return f"CREATE TABLE {quote_qualified(table.qualified)} ({', '.join(parts)})"
 
 
 def create_empty_tables(
@@ -63,7 +64,7 @@ def create_empty_tables(
     """
     selected = schema.tables if tables is None else _select(schema, tables)
     for schema_name in sorted({table.schema_name for table in selected}):
-        con.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema_name}"')
+        con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema_name)}")
     for table in selected:
         con.execute(create_table_sql(table, not_null=not_null))
 
