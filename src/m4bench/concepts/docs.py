@@ -1,8 +1,8 @@
 """Generate ``docs/concepts.md`` from the library itself.
 
-For every concept: name, category, inputs, grain, columns with types, and the header
-text (including any recorded deviation). Columns come from a dry run on empty source
-tables, or from a built source when one is given.
+For every concept: name, category, inputs, grain, columns with types, its tie points
+(``<name>.ties.toml``), and the header text (including any recorded deviation). Columns
+come from a dry run on empty source tables, or from a built source when one is given.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import duckdb
 
 from m4bench.concepts.library import CATEGORIES, DERIVED_SCHEMA, Concept, ConceptLibrary
 from m4bench.concepts.materialize import materialize
+from m4bench.concepts.ties import load_ties, ties_path
 from m4bench.fileio import atomic_write_text
 from m4bench.sources.layout import Source
 
@@ -110,6 +111,12 @@ def _concept_section(concept: Concept, columns: list[tuple[str, str]] | None) ->
     if columns:
         listed = ", ".join(f"`{name}` {kind}" for name, kind in columns)
         lines.append(f"- Columns: {listed}")
+    for tie in load_ties(concept.path, concept.name, concept.query):
+        others = "; ".join(order.kept for order in tie.point.alternative)
+        lines.append(
+            f"- Tie `{tie.point.name}` (`{_relative(ties_path(concept.path))}`): "
+            f"{tie.point.rows}. Kept: {tie.point.kept}; admitted too: {others}."
+        )
     if concept.header.notes:
         lines += ["", *(note for note in concept.header.notes)]
     return [*lines, ""]

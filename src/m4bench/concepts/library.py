@@ -264,6 +264,11 @@ def _strip_query(sql: str) -> str:
     return body
 
 
+def concept_files(dataset: str) -> dict[str, Path]:
+    """``{concept name: its SQL file}`` of ``dataset``'s library, without parsing it."""
+    return {path.stem: path for path in sorted(_dataset_dir(dataset).glob("*/*.sql"))}
+
+
 def _dataset_dir(dataset: str) -> Path:
     try:
         return SQL_ROOT / _DATASET_DIRS[dataset]

@@ -3,7 +3,7 @@
 -- Inputs: mimiciv_icu.icustays left-joined to mimiciv_derived.gcs on stay_id with charttime in
 -- [intime - 6 h, intime + 24 h]. The row with the lowest gcs gives gcs_min and the components.
 -- Rows tied on the lowest gcs are broken by the earliest charttime (the reference leaves the tie
--- open; gcs_min is the same either way).
+-- open; gcs_min is the same either way; first_day_gcs.ties.toml declares the other order).
 WITH ranked AS (
     SELECT
         ie.subject_id,

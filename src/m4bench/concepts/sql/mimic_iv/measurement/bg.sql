@@ -10,7 +10,8 @@
 -- F = fio2 if present else fio2_chartevents; aado2_calc = F/100 * 713 - pco2/0.8 - po2 and
 -- pao2fio2ratio = 100 * po2 / F (NULL when an input is NULL); nothing is rounded.
 -- Specimens of one subject sharing a charttime collapse to one row (the reference numbers rows per
--- subject and charttime); the survivor is the lowest specimen_id. The SpO2 look-back of the
+-- subject and charttime); the survivor is the lowest specimen_id (a tie point: bg.ties.toml
+-- declares the other order, admitted by the scorer). The SpO2 look-back of the
 -- reference is left out: its value is never output and it removes no rows.
 WITH specimen AS (
     SELECT
