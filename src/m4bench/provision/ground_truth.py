@@ -7,6 +7,10 @@ fingerprint (from the source manifest, never re-hashed), the output hashes of th
 concepts the reference depends on (from ``concepts.json``) and the engine version.
 When any of them changes the ground truth is stale and is rebuilt. Tasks sharing a
 reference file (a raw task and its standard sibling) share one ground truth.
+
+A reference that depends on tie points (orders the clinical definition leaves open,
+``m4bench.concepts.ties``) gets its admissible alternatives computed and written beside
+the truth (``m4bench.provision.alternatives``); the tie declarations are an input too.
 """
 
 from __future__ import annotations
@@ -22,12 +26,23 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel, Field
 
 from m4bench.concepts.build import read_build_manifest
+from m4bench.concepts.library import ConceptLibrary
+from m4bench.concepts.ties import ties_sha256
 from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_path, read_model, sha256_file, sha256_text, write_model
 from m4bench.home import DataHome
+from m4bench.provision.alternatives import (
+    ComputedAlternatives,
+    TieAlternativesEntry,
+    compute_alternatives,
+    write_alternatives,
+)
 from m4bench.provision.layout import ground_truth_dir, reference_key
+from m4bench.provision.tie_scenarios import ScenarioDatabases, task_tie_files, task_ties
+from m4bench.scoring.alternatives_file import alternatives_path
 from m4bench.scoring.truth_facts import TruthFacts, measure_truth, with_facts
 from m4bench.sources.layout import Source
+from m4bench.tasks.card import DERIVED_SCHEMA
 from m4bench.tasks.catalog import Task, load_catalog
 from m4bench.tasks.reference import repeated_key_problem, run_reference
 
@@ -52,6 +67,9 @@ class GroundTruthInputs(BaseModel):
     source_fingerprint: str
     concepts: dict[str, str] = Field(description="concept -> output sha256")
     engine: str
+    ties_sha256: str = Field(
+        default="", description="the tie declarations the answer depends on; '' for none"
+    )
 
 
 class GroundTruthManifest(BaseModel):
@@ -65,6 +83,9 @@ class GroundTruthManifest(BaseModel):
     sort_keys: list[str]
     output_sha256: str
     output_bytes: int
+    alternatives: TieAlternativesEntry | None = Field(
+        default=None, description="admissible alternatives; None: no tie point applies"
+    )
 
 
 @dataclass(frozen=True)
@@ -106,6 +127,7 @@ def expected_inputs(task: Task, source: Source) -> GroundTruthInputs:
         source_fingerprint=source.manifest.fingerprint(),
         concepts={name: built[name].file.sha256 for name in task.depends_on},
         engine=ENGINE,
+        ties_sha256=ties_sha256(task_tie_files(task)),
     )
 
 
@@ -125,6 +147,11 @@ def stale_reason(task: Task, source: Source, truth: Path) -> str | None:
         manifest.output_sha256
     ):
         return "output file differs from its manifest"
+    entry = manifest.alternatives
+    if entry is not None and entry.file is not None:
+        beside = alternatives_path(truth)
+        if not beside.is_file() or sha256_file(beside) != entry.sha256:
+            return "alternatives file differs from its manifest"
     return None
 
 
@@ -161,9 +188,15 @@ def write_truth_file(
 
 
 def build_ground_truth(
-    home: DataHome, source: Source, task: Task, force: bool = False
+    home: DataHome,
+    source: Source,
+    task: Task,
+    force: bool = False,
+    databases: ScenarioDatabases | None = None,
 ) -> GroundTruthResult:
-    """Build the ground truth of ``task``'s reference unless it is current."""
+    """Build the ground truth of ``task``'s reference, and its admissible alternatives,
+    unless it is current. ``databases`` holds concepts rebuilt under other tie orders
+    (shared by the tasks of one setup; made for this call when None)."""
     truth = ground_truth_path(home, source.name, task)
     reason = stale_reason(task, source, truth)
     key = task_key(task)
@@ -176,7 +209,10 @@ def build_ground_truth(
     facts = measure_truth(table, keys)
     if facts.unique_keys is None:
         refuse_repeated_keys(task, table)
+    computed = tie_alternatives(task, source, table, databases, truth.parent)
+    alternatives_path(truth).unlink(missing_ok=True)  # never beside the wrong truth
     write_truth_file(table, truth, keys, facts)
+    entry = write_alternatives(computed, truth, table.num_rows) if computed else None
     manifest = GroundTruthManifest(
         key=key,
         inputs=inputs,
@@ -185,10 +221,34 @@ def build_ground_truth(
         sort_keys=list(task.card.evaluation.key_columns),
         output_sha256=sha256_file(truth),
         output_bytes=truth.stat().st_size,
+        alternatives=entry,
     )
     write_model(manifest_path_for(truth), manifest)
     action: GroundTruthAction = "built" if reason == "not built" else "rebuilt"
     return GroundTruthResult(key, truth, manifest, action)
+
+
+def tie_alternatives(
+    task: Task,
+    source: Source,
+    truth: pa.Table,
+    databases: ScenarioDatabases | None,
+    scratch: Path,
+) -> ComputedAlternatives | None:
+    """The rows other tie orders give ``task``'s reference; None without tie points."""
+    library = databases.library if databases is not None else _library(task)
+    ties = task_ties(task, library)
+    if not ties:
+        return None
+    if databases is not None:
+        return compute_alternatives(task, truth, ties, databases)
+    with ScenarioDatabases(source, library, scratch) as own:
+        return compute_alternatives(task, truth, ties, own)
+
+
+def _library(task: Task) -> ConceptLibrary | None:
+    dataset = task.card.dataset
+    return ConceptLibrary.load(dataset) if DERIVED_SCHEMA[dataset] else None
 
 
 def refuse_repeated_keys(task: Task, table: pa.Table) -> None:

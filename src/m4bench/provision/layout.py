@@ -37,6 +37,8 @@ CATALOG_FILE = "agent.duckdb"
 CATALOG_MANIFEST = "catalog.json"
 DICTIONARY_FILE = "dictionary.md"
 GROUND_TRUTH_DIR = "ground-truth"
+# Scratch databases of concepts rebuilt under other tie orders, inside the ground-truth folder.
+TIE_SCRATCH_PREFIX = ".ties-"
 PERTURBED_DIR = "perturbed"
 MAPPING_FILE = "mapping.json"
 PERTURBED_MANIFEST = "perturbed.json"

@@ -41,6 +41,7 @@ from m4bench.provision.layout import (
     PerturbedVariant,
     SchemaVariant,
     check_schema_exists,
+    ground_truth_dir,
     task_catalog_paths,
 )
 from m4bench.provision.perturb import (
@@ -56,6 +57,7 @@ from m4bench.provision.perturb import (
 from m4bench.provision.progress import progress_bar
 from m4bench.provision.relations import SchemaView, absent_drop_tables, native_view
 from m4bench.provision.setup_lock import setup_lock
+from m4bench.provision.tie_scenarios import ScenarioDatabases
 from m4bench.sources.defaults import check_same_dataset
 from m4bench.sources.layout import Source, load_source
 from m4bench.tasks.card import DERIVED_SCHEMA
@@ -247,9 +249,16 @@ def _build_truths(
     home: DataHome, source: Source, tasks: Sequence[Task], report: SetupReport, progress: bool
 ) -> None:
     chosen = representatives(tasks)
-    with progress_bar(progress, "ground truth", len(chosen)) as advance:
+    dataset = source.manifest.dataset
+    library = ConceptLibrary.load(dataset) if DERIVED_SCHEMA[dataset] else None
+    # Concepts rebuilt under another tie order are shared by every reference reading them.
+    scratch = ground_truth_dir(home, source.name)
+    with (
+        ScenarioDatabases(source, library, scratch) as databases,
+        progress_bar(progress, "ground truth", len(chosen)) as advance,
+    ):
         for task in chosen:
-            result = build_ground_truth(home, source, task)
+            result = build_ground_truth(home, source, task, databases=databases)
             report.truths.append(result)
             advance(f"{result.key} ({result.action})")
 

@@ -4,19 +4,21 @@ Provisioning writes under ``tasks/<source>/`` (ground truth, agent catalogs and 
 links beside them) and ``perturbed/<source>/``, replacing folders as it goes. Two setups
 of one source used to race there; now the second waits (saying so) and then finds most
 of the work done. Holding the lock, nobody else writes those folders, so temporary files
-of interrupted atomic writes in them are orphans and are removed.
+of interrupted atomic writes in them are orphans and are removed, and so are the scratch
+databases of tie orders (``ground-truth/.ties-*``) a killed setup left.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 from m4bench.fileio import sweep_atomic_temps
 from m4bench.home import DataHome
-from m4bench.provision.layout import perturbed_root
+from m4bench.provision.layout import TIE_SCRATCH_PREFIX, ground_truth_dir, perturbed_root
 from m4bench.sources.lock import Notify, to_stderr
 
 
@@ -42,6 +44,16 @@ def setup_lock(home: DataHome, source: str, notify: Notify | None = None) -> Ite
                 swept = sweep_atomic_temps(folder) if folder.is_dir() else None
                 if swept is not None and swept.files:
                     tell(swept.summary(str(folder)))
+            _sweep_tie_scratch(ground_truth_dir(home, source), tell)
             yield
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _sweep_tie_scratch(folder: Path, tell: Notify) -> None:
+    """Remove the scratch databases of tie orders a killed setup left in ``folder``."""
+    scratch = sorted(folder.glob(f"{TIE_SCRATCH_PREFIX}*"))
+    for leftover in scratch:
+        shutil.rmtree(leftover, ignore_errors=True)
+    if scratch:
+        tell(f"removed {len(scratch)} scratch folders of tie orders left in {folder}")
