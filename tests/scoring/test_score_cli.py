@@ -97,6 +97,7 @@ def test_resource_options_are_used_and_recorded(inputs: list[str]) -> None:
     )
     assert score["options"] == {
         "null_tokens": "empty",
+        "ties": "admit",
         "max_output_bytes": 1024**2,
         "max_columns": 1000,
         "max_line_bytes": 1024**2,

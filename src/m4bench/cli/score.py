@@ -18,7 +18,7 @@ from m4bench.home import DataHome
 from m4bench.provision.ground_truth import ground_truth_path
 from m4bench.scoring import Score, ScoreOptions, score_output
 from m4bench.scoring.diff import diff_target_problem
-from m4bench.scoring.options import NullRule
+from m4bench.scoring.options import NullRule, TieRule
 from m4bench.scoring.spec_file import load_evaluation_spec
 from m4bench.sources.defaults import check_same_dataset, default_source
 from m4bench.sources.layout import load_source
@@ -40,11 +40,13 @@ _BOUND_WORDS = (("gt", "more than"), ("ge", "at least"), ("lt", "less than"), ("
 _DEFAULTS = ScoreOptions()
 
 
-def _options(null_rule: NullRule, given: dict[str, float | None]) -> ScoreOptions:
+def _options(
+    null_rule: NullRule, given: dict[str, float | None], ties: TieRule = "admit"
+) -> ScoreOptions:
     """ScoreOptions from the options given (by field, in the option's unit; None: the
     default); a value out of range (inf and nan included) is a usage error naming its
     option and the range it takes."""
-    values: dict[str, object] = {"null_tokens": null_rule}
+    values: dict[str, object] = {"null_tokens": null_rule, "ties": ties}
     for field, value in given.items():
         if value is not None:
             values[field] = value * _OPTIONS[field][2]
@@ -106,6 +108,15 @@ def score_command(
             "NA, NaN, NULL, None in non-text columns.",
         ),
     ] = "empty",
+    ties: Annotated[
+        str,
+        typer.Option(
+            "--ties",
+            help="admit: a cell equal to an admissible alternative of the truth (another "
+            "valid order of a tie the definition leaves open) matches; strict: the truth "
+            "alone, as the paper scored.",
+        ),
+    ] = "admit",
     diff: Annotated[
         Path | None,
         typer.Option("--diff", help="Write the full row-level diff (Parquet) here."),
@@ -157,6 +168,7 @@ def score_command(
             "max_output_bytes": max_output_mb,
             "mismatch_sample_size": sample_size,
         },
+        _tie_rule(ties),
     )
     _check_one_mode(task, source, spec, truth)
     if not output.exists() and not output.is_symlink():
@@ -241,10 +253,21 @@ def _null_rule(value: str) -> NullRule:
     raise typer.BadParameter("must be 'empty' or 'extended'", param_hint="--null-tokens")
 
 
+def _tie_rule(value: str) -> TieRule:
+    if value == "admit":
+        return "admit"
+    if value == "strict":
+        return "strict"
+    raise typer.BadParameter("must be 'admit' or 'strict'", param_hint="--ties")
+
+
 def show_score(score: Score, console: Console) -> None:
     """A readable summary: verdict, per-column counts, keys, nMAE, diagnostics."""
     verdict = "[green]strict pass[/]" if score.strict_pass else "[red]not a strict pass[/]"
-    console.print(f"reward [bold]{score.reward}[/]  {verdict}  (null tokens: {score.null_tokens})")
+    console.print(
+        f"reward [bold]{score.reward}[/]  {verdict}  (null tokens: {score.null_tokens}, "
+        f"ties: {score.options.ties})"
+    )
     table = Table(
         "column",
         "type",
@@ -286,6 +309,12 @@ def show_score(score: Score, console: Console) -> None:
         console.print(
             f"ordered nMAE over {count}: matched rows {_share(nmae.nmae_matched_rows)}, "
             f"all truth rows {_share(nmae.nmae_all_truth_rows)}"
+        )
+    if score.strict_ties is not None:
+        reading = score.strict_ties
+        verdict = "strict pass" if reading.strict_pass else "not a strict pass"
+        console.print(
+            f"against the truth alone (--ties strict): reward {reading.reward}, {verdict}"
         )
     for check in score.checks:
         mark = "[green]pass[/]" if check.passed else "[red]fail[/]"

@@ -13,6 +13,7 @@ from m4bench.scoring.model import (
     OrderedError,
     Score,
     StrictCheck,
+    TieReading,
 )
 from m4bench.scoring.options import EXTENDED_NULL_TOKENS, NullRule, ScoreOptions
 
@@ -28,5 +29,6 @@ __all__ = [
     "ScoreOptions",
     "Scorer",
     "StrictCheck",
+    "TieReading",
     "score_output",
 ]

@@ -17,6 +17,8 @@ from typing import Any
 import duckdb
 
 from m4bench.scoring.agent_table import AGENT_TABLE, FIRST_TABLE, AgentLayout, key_text
+from m4bench.scoring.alternatives import Admitted, admit_alternatives
+from m4bench.scoring.alternatives_file import TieAlternatives
 from m4bench.scoring.cells import IN_TRUTH, PRESENT, cell_sql, join_condition
 from m4bench.scoring.counts import Totals, count_rows
 from m4bench.scoring.truth import TRUTH_ROW, TRUTH_VIEW, TruthTable
@@ -30,6 +32,7 @@ class JoinCounts:
     totals: Totals
     samples: dict[str, list[dict[str, Any]]]
     missing_sample: list[dict[str, Any]]
+    admitted: Admitted | None = None
 
 
 def _match_flag(
@@ -49,19 +52,53 @@ def compare_rows(
     layout: AgentLayout,
     sample_size: int,
     passes: int = 1,
+    alternatives: TieAlternatives | None = None,
 ) -> JoinCounts:
-    """Every count in one full join (``count_rows``, in ``passes`` passes); the samples
-    in a second, small join (``_sample_rows``)."""
+    """Every count in one full join (``count_rows``, in ``passes`` passes), corrected
+    for the truth's tie alternatives when they are given (registered and admitted); the
+    samples in a second, small join (``_sample_rows``)."""
     totals = count_rows(con, spec, truth, layout, sample_size, passes)
+    admitted = None
+    if alternatives is not None:
+        admitted = admit_alternatives(con, spec, truth, layout, totals, alternatives)
+    if admitted is not None:
+        totals = admitted.totals
     joined = totals.joined
     # Columns the output lacks have no sample: only present columns are waited for.
     wrong = {name: joined - count for name, count in totals.matched.items()}
     picked, missing_rows = _sample_rows(
-        con, spec, truth, layout, sample_size, wrong, totals.truth_rows - joined
+        con,
+        spec,
+        truth,
+        layout,
+        (sample_size, _Skip.of(admitted)),
+        wrong,
+        totals.truth_rows - joined,
     )
     samples = _samples(con, spec, truth, layout, picked, missing_rows)
     missing = samples.pop("", [])
-    return JoinCounts(totals, samples, missing)
+    return JoinCounts(totals, samples, missing, admitted)
+
+
+@dataclass(frozen=True)
+class _Skip:
+    """Truth rows no sample shows: cells matched through an alternative (per column)
+    and truth keys excused by one."""
+
+    cells: dict[str, list[int]]
+    missing: list[int]
+
+    @classmethod
+    def of(cls, admitted: Admitted | None) -> _Skip:
+        if admitted is None:
+            return cls({}, [])
+        return cls(admitted.cells, admitted.excused)
+
+    def condition(self, positions: list[int]) -> str:
+        """SQL true for a truth row not among ``positions``."""
+        if not positions:
+            return "true"
+        return f"pos NOT IN ({', '.join(str(p) for p in positions)})"
 
 
 # The samples are the first disagreements in truth order, so they lie among the first
@@ -86,17 +123,18 @@ def _sample_rows(
     spec: EvaluationSpec,
     truth: TruthTable,
     layout: AgentLayout,
-    sample_size: int,
+    sampling: tuple[int, _Skip],
     wrong: dict[str, int],
     missing: int,
 ) -> tuple[dict[str, list[tuple[int, int | None]]], list[tuple[int, int | None]]]:
     """[truth row, output row] of the first disagreements per column and missing keys."""
+    sample_size, _ = sampling
     wanted = {name: min(sample_size, count) for name, count in wrong.items()}
     if not sample_size or (not any(wanted.values()) and not missing):
         return {name: [] for name in spec.scored_columns}, []
     prefix = _prefix_rows(truth.rows, sample_size, [*wrong.values(), missing])
     while True:
-        picked, missing_rows = _sample_query(con, spec, truth, layout, sample_size, prefix)
+        picked, missing_rows = _sample_query(con, spec, truth, layout, sampling, prefix)
         complete = all(len(picked[name]) >= count for name, count in wanted.items())
         if prefix >= truth.rows or (complete and len(missing_rows) >= min(sample_size, missing)):
             return picked, missing_rows
@@ -108,9 +146,10 @@ def _sample_query(
     spec: EvaluationSpec,
     truth: TruthTable,
     layout: AgentLayout,
-    sample_size: int,
+    sampling: tuple[int, _Skip],
     prefix: int,
 ) -> tuple[dict[str, list[tuple[int, int | None]]], list[tuple[int, int | None]]]:
+    sample_size, skip = sampling
     sample = f"min_by([pos, rn], pos, {sample_size}) FILTER (WHERE {{}})"
     per_row = [f"t.{TRUTH_ROW} AS pos", "a.rn AS rn", f"{PRESENT} AS present"]
     select = []
@@ -120,8 +159,9 @@ def _sample_query(
             select.append("NULL")
             continue
         per_row.append(flag)
-        select.append(sample.format(f"present AND NOT m{index}"))
-    select.append(sample.format("NOT present"))
+        kept = skip.condition(skip.cells.get(name, []))
+        select.append(sample.format(f"present AND NOT m{index} AND {kept}"))
+    select.append(sample.format(f"NOT present AND {skip.condition(skip.missing)}"))
     row = con.execute(
         # The LIMIT (which drops nothing: exactly ``prefix`` rows pass the filter) tells
         # the planner how small the truth side is, so the hash table is built on it and

@@ -6,7 +6,7 @@ import contextlib
 import tempfile
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import duckdb
@@ -18,6 +18,7 @@ from m4bench.scoring.agent_table import (
     AgentRows,
     load_agent,
 )
+from m4bench.scoring.alternatives_file import TieAlternatives, register_alternatives
 from m4bench.scoring.compare import JoinCounts, compare_rows, extra_key_sample
 from m4bench.scoring.counts import join_passes
 from m4bench.scoring.diff import diff_target_problem, write_diff
@@ -27,8 +28,9 @@ from m4bench.scoring.metrics import (
     ordered_error,
     reward_of,
     strict_checks,
+    tie_notes,
 )
-from m4bench.scoring.model import Failure, Score
+from m4bench.scoring.model import Failure, Score, TieReading
 from m4bench.scoring.options import ScoreOptions
 from m4bench.scoring.output_file import Inspection, inspect_output, near_misses
 from m4bench.scoring.spec_file import check_unique_names
@@ -47,6 +49,7 @@ class _Outcome:
     present: set[str] = field(default_factory=set)
     layout: AgentLayout | None = None
     engine_broken: bool = False
+    alternatives: TieAlternatives | None = None
 
 
 def score_output(
@@ -84,15 +87,25 @@ class Scorer:
         self._truth_path = truth
         self._stack = contextlib.ExitStack()
         self._scored = 0
+        self._alternatives: TieAlternatives | None = None
+        self._tie_note: str | None = None
         self._con, self._scratch, self.truth = self._open()
 
     def _open(self) -> tuple[duckdb.DuckDBPyConnection, Path, TruthTable]:
         con, scratch = self._stack.enter_context(_connection(self.options))
         try:
-            return con, scratch, load_truth(con, self.spec, self._truth_path)
+            truth = load_truth(con, self.spec, self._truth_path)
+            if self.options.ties == "admit":
+                self._alternatives, self._tie_note = register_alternatives(con, self.spec, truth)
+            return con, scratch, truth
         except BaseException:
             self._stack.close()
             raise
+
+    @property
+    def has_alternatives(self) -> bool:
+        """The truth has admissible tie alternatives and the options admit them."""
+        return self._alternatives is not None
 
     @property
     def scratch_folder(self) -> Path:
@@ -116,6 +129,9 @@ class Scorer:
         self._scored += 1
         parsed = self._scratch / f"agent-{self._scored}.parquet"
         outcome = _Outcome(inspection=inspect_output(output, options))
+        outcome.alternatives = self._alternatives
+        if self._tie_note:
+            outcome.inspection.diagnostics.append(self._tie_note)
         if diff_path is not None:
             inputs = {"output": output, "truth": self._truth_path}
             refused = diff_target_problem(diff_path, inputs)
@@ -207,7 +223,9 @@ def _compare(
         size = options.mismatch_sample_size
         rows = max(table.rows, outcome.agent.rows)
         passes = join_passes(rows, layout, options.memory_limit_mb)
-        outcome.counts = compare_rows(con, spec, table, layout, size, passes)
+        outcome.counts = compare_rows(
+            con, spec, table, layout, size, passes, alternatives=outcome.alternatives
+        )
         if outcome.agent.unique_keys > outcome.counts.totals.joined:
             outcome.extra_sample = extra_key_sample(
                 con, spec, table, layout, size, outcome.counts.totals.extra_rows
@@ -268,13 +286,23 @@ def _assemble(
 ) -> Score:
     inspection, counts = outcome.inspection, outcome.counts
     keys = key_metrics(
-        table.rows,
+        counts.totals.truth_rows if counts else table.rows,
         outcome.agent,
         counts.totals.joined if counts else 0,
         counts.missing_sample if counts else [],
         outcome.extra_sample,
     )
+    admitted = counts.admitted if counts else None
+    if admitted is not None:
+        keys = keys.model_copy(
+            update={
+                "alternative_keys": len(admitted.added_rows),
+                "excused_keys": len(admitted.excused),
+            }
+        )
+        inspection.diagnostics.extend(tie_notes(admitted))
     columns = column_scores(spec, table, keys, counts, outcome.present)
+    strict_ties = _strict_reading(spec, table, outcome) if admitted and admitted.changed else None
     if counts is None:
         columns = [column.model_copy(update={"error": "output not compared"}) for column in columns]
     header = inspection.header.names if inspection.header else None
@@ -292,7 +320,7 @@ def _assemble(
         checks=checks,
         columns=columns,
         keys=keys,
-        ordered_error=ordered_error(table, counts, outcome.present),
+        ordered_error=ordered_error(keys.truth_rows, table, counts, outcome.present),
         null_tokens=options.null_tokens,
         options=options,
         failure=inspection.failure,
@@ -300,4 +328,24 @@ def _assemble(
         diagnostics=inspection.diagnostics,
         output_bytes=inspection.size,
         rejected_lines=outcome.agent.rejected_lines if outcome.agent else 0,
+        strict_ties=strict_ties,
     )
+
+
+def _strict_reading(spec: EvaluationSpec, table: TruthTable, outcome: _Outcome) -> TieReading:
+    """Reward and strict pass of the counts against the truth alone (``ties="strict"``)."""
+    counts, inspection = outcome.counts, outcome.inspection
+    assert counts is not None and counts.admitted is not None
+    before = replace(counts, totals=counts.admitted.before, admitted=None)
+    keys = key_metrics(before.totals.truth_rows, outcome.agent, before.totals.joined, [], [])
+    columns = column_scores(spec, table, keys, before, outcome.present)
+    checks = strict_checks(
+        spec,
+        exists=inspection.size is not None,
+        parsed_rows=outcome.agent.rows if outcome.agent else None,
+        header=inspection.header.names if inspection.header else None,
+        keys=keys,
+        columns=columns,
+    )
+    passed = all(check.passed for check in checks) and inspection.failure is None
+    return TieReading(reward=reward_of(columns), strict_pass=passed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from m4bench.scoring.agent_table import AgentRows
+from m4bench.scoring.alternatives import Admitted
 from m4bench.scoring.compare import JoinCounts
 from m4bench.scoring.model import ColumnScore, KeyMetrics, Mismatch, OrderedError, StrictCheck
 from m4bench.scoring.truth import TruthTable
@@ -98,9 +99,32 @@ def column_scores(
                 passed=match_rate >= spec.accuracy_threshold and denominator > 0,
                 mismatch_sample=[_mismatch(record) for record in sample],
                 error=None if name in present else f"column {name!r} is not in the output",
+                matched_by_alternative=_by_alternative(counts, name),
             )
         )
     return scores
+
+
+def _by_alternative(counts: JoinCounts | None, name: str) -> int:
+    admitted = counts.admitted if counts else None
+    return admitted.by_column.get(name, 0) if admitted else 0
+
+
+def tie_notes(admitted: Admitted) -> list[str]:
+    """What admitting tie alternatives changed, in a line, when it changed anything."""
+    parts = []
+    if admitted.cell_count:
+        parts.append(f"{admitted.cell_count} cells matched an admissible alternative")
+    if admitted.added_rows:
+        parts.append(f"{len(admitted.added_rows)} keys only another tie order gives counted in")
+    if admitted.excused:
+        parts.append(f"{len(admitted.excused)} truth keys another tie order lacks excused")
+    if not parts:
+        return []
+    return [
+        f"ties admitted: {'; '.join(parts)} (another valid order of a tie the definition "
+        "leaves open; --ties strict scores against the truth alone)"
+    ]
 
 
 def _mismatch(record: dict[str, Any]) -> Mismatch:
@@ -112,8 +136,11 @@ def _mismatch(record: dict[str, Any]) -> Mismatch:
     )
 
 
-def ordered_error(truth: TruthTable, counts: JoinCounts | None, present: set[str]) -> OrderedError:
-    """Paper nMAE (matched rows only) and the variant charging 1 per missing truth row."""
+def ordered_error(
+    truth_rows: int, truth: TruthTable, counts: JoinCounts | None, present: set[str]
+) -> OrderedError:
+    """Paper nMAE (matched rows only) and the variant charging 1 per missing truth row
+    (``truth_rows``: the truth's rows, with tie alternatives' keys counted in or out)."""
     joined = counts.totals.joined if counts else 0
     matched_rows: dict[str, float | None] = {}
     all_rows: dict[str, float | None] = {}
@@ -126,8 +153,8 @@ def ordered_error(truth: TruthTable, counts: JoinCounts | None, present: set[str
             all_rows[name] = 1.0
             continue
         matched_rows[name] = total / joined if joined else None
-        missing = truth.rows - joined
-        all_rows[name] = (total + missing) / truth.rows if truth.rows else None
+        missing = truth_rows - joined
+        all_rows[name] = (total + missing) / truth_rows if truth_rows else None
     return OrderedError(
         columns=list(truth.ordered),
         scales=dict(truth.scales),

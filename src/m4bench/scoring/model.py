@@ -71,10 +71,18 @@ class ColumnScore(_Record):
     passed: bool
     mismatch_sample: list[Mismatch]
     error: str | None = None
+    matched_by_alternative: int = Field(
+        default=0,
+        description="cells of truth keys counted in matched because they equal an "
+        "admissible alternative (another valid tie order) instead of the truth",
+    )
 
 
 class KeyMetrics(_Record):
-    """Row-grain agreement: which truth keys the agent produced, and which extra."""
+    """Row-grain agreement: which truth keys the agent produced, and which extra.
+
+    With tie alternatives admitted, ``truth_rows`` counts ``alternative_keys`` in and
+    ``excused_keys`` out."""
 
     truth_rows: int
     agent_rows: int
@@ -90,6 +98,15 @@ class KeyMetrics(_Record):
     row_coverage: float
     missing_key_sample: list[dict[str, Cell]]
     extra_key_sample: list[dict[str, Cell]]
+    alternative_keys: int = Field(
+        default=0,
+        description="output keys only another valid tie order gives: counted as truth rows",
+    )
+    excused_keys: int = Field(
+        default=0,
+        description="truth keys another valid tie order does not give, absent from the "
+        "output: not counted as truth rows",
+    )
 
 
 class OrderedError(_Record):
@@ -115,6 +132,14 @@ class StrictCheck(_Record):
     detail: str
 
 
+class TieReading(_Record):
+    """The same output scored against the truth alone, as ``ties="strict"`` (the
+    paper's scoring) would score it."""
+
+    reward: float = Field(ge=0.0, le=1.0)
+    strict_pass: bool
+
+
 class Score(_Record):
     """The verdict on one agent output. ``reward`` is always in [0, 1]."""
 
@@ -132,6 +157,11 @@ class Score(_Record):
     diagnostics: list[str]
     output_bytes: int | None
     rejected_lines: int
+    strict_ties: TieReading | None = Field(
+        default=None,
+        description="the score under ties='strict', given when admitting tie alternatives "
+        "changed it (otherwise it equals this score)",
+    )
 
     def match_rates(self) -> dict[str, float]:
         return {column.column: column.match_rate for column in self.columns}

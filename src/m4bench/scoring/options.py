@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 NullRule = Literal["empty", "extended"]
+TieRule = Literal["admit", "strict"]
 
 # Under the "extended" rule these cells (compared case-insensitively, after trimming
 # spaces) are null in every column whose truth type is not text.
@@ -26,6 +27,12 @@ class ScoreOptions(BaseModel):
         default="empty",
         description="empty: only an empty cell is null (the paper's rule); extended: "
         "NA, NaN, NULL and None are also null in non-text columns",
+    )
+    ties: TieRule = Field(
+        default="admit",
+        description="admit: a cell equal to an admissible alternative of the truth (another "
+        "valid order of a tie the clinical definition leaves open) matches; strict: only "
+        "the truth matches (the paper's scoring)",
     )
     max_output_bytes: int = Field(default=2 * 1024**3, gt=0)
     max_columns: int = Field(default=1000, gt=0)
