@@ -15,6 +15,7 @@ from m4bench.cli.common import HomeOption, make_console, resolve_home, source_fo
 from m4bench.sources.layout import load_source
 from m4bench.validity import AuditReport, audit
 from m4bench.validity.audit import StepHook
+from m4bench.validity.model import TieAudit
 
 
 def audit_command(
@@ -73,7 +74,8 @@ def _with_progress(run: Callable[[StepHook], AuditReport]) -> AuditReport:
 def show_report(report: AuditReport, console: Console, detail: bool = False) -> None:
     """The per-task mutant table, optionally every mutant, coverage and the verdicts."""
     tasks = Table(title=f"mutants on {report.source}")
-    for header in ("task", "ref", "mutants", "caught", "worst reward", "columns moved", "verdict"):
+    headers = ("task", "ref", "mutants", "caught", "worst reward", "columns moved")
+    for header in (*headers, "tie cells", "other tie-break", "verdict"):
         tasks.add_column(header)
     for t in report.tasks:
         rewards = [m.reward for m in t.mutants if m.reward is not None]
@@ -86,6 +88,7 @@ def show_report(report: AuditReport, console: Console, detail: bool = False) -> 
             f"{caught}/{len(t.mutants)}",
             reward_text(max(rewards)) if rewards else "-",
             f"{moved}/{len(t.scored_columns)}",
+            *tie_cells(t.ties),
             "[green]pass[/]" if t.passed else "[red]FAIL[/]",
         )
     console.print(tasks)
@@ -102,6 +105,22 @@ def show_report(report: AuditReport, console: Console, detail: bool = False) -> 
         console.print(f"[red]•[/] {escape(line)}", highlight=False)
     verdict = "[green]audit passed[/]" if report.passed else "[red]audit failed[/]"
     console.print(verdict)
+
+
+def tie_cells(ties: TieAudit | None) -> tuple[str, str]:
+    """The audit table's tie columns: truth cells (and keys) with admissible
+    alternatives, and the other tie-break's reward with its strict verdict."""
+    if ties is None:
+        return "-", "-"
+    keys = ties.added_keys + ties.absent_keys
+    cells = f"{ties.total_cells}" + (f" +{keys} keys" if keys else "")
+    if ties.tie_break_order is None:
+        return cells, "-"
+    if ties.tie_break_reward is None:
+        return cells, "[red]error[/]"
+    verdict = "strict" if ties.tie_break_strict_pass else "not strict"
+    text = f"{reward_text(ties.tie_break_reward)} {verdict}"
+    return cells, text if ties.passed else f"[red]{text}[/]"
 
 
 def mutant_table(report: AuditReport) -> Table:

@@ -5,7 +5,10 @@ source (in-process, read-only; no sandbox) and are written as CSV exactly like t
 oracle agent writes its output. Each output is then scored by :class:`Scorer` against
 the provisioned ground truth of every task sharing that reference. A task passes when
 its reference scores 1.0, every mutant scores below 1.0 and every scored column is
-moved (a value differs on a key both share) by at least one mutant.
+moved (a value differs on a key both share) by at least one mutant. A task whose answer
+depends on tie points (orders the clinical definition leaves open) also reports how many
+cells have admissible alternatives, and passes only when the reference run with every
+tie point in its other order scores 1.0 and passes strictly.
 """
 
 from __future__ import annotations
@@ -18,16 +21,20 @@ from pathlib import Path
 import duckdb
 
 from m4bench.concepts.build import build_concepts
+from m4bench.concepts.library import ConceptLibrary
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
-from m4bench.provision.ground_truth import build_ground_truth, task_key
+from m4bench.provision.ground_truth import GroundTruthResult, build_ground_truth, task_key
+from m4bench.provision.tie_scenarios import ScenarioDatabases
 from m4bench.scoring import Score, Scorer
 from m4bench.sources.layout import Source
+from m4bench.tasks.card import DERIVED_SCHEMA
 from m4bench.tasks.catalog import Catalog, Task, load_catalog
 from m4bench.tasks.mutants import Mutant, exempt_columns, task_mutants
 from m4bench.tasks.reference import ordered_query, output_columns
 from m4bench.validity.coverage import task_bins
 from m4bench.validity.model import AuditReport, BinCoverage, MutantResult, TaskAudit
+from m4bench.validity.ties import TieBreakOutput, tie_audit, tie_break_output
 
 StepHook = Callable[[str, int], None]  # (what is being done, total steps)
 
@@ -69,21 +76,29 @@ def audit(
     groups: dict[str, list[Task]] = {}
     for task in chosen:
         groups.setdefault(task_key(task), []).append(task)
-    total = sum(1 + len(task_mutants(g[0])) for g in groups.values()) + len(groups)
+    total = sum(2 + len(task_mutants(g[0])) for g in groups.values()) + len(groups)
     step = _counter(on_step, total)
     results: list[TaskAudit] = []
     coverage: list[BinCoverage] = []
+    dataset = source.manifest.dataset
+    library = ConceptLibrary.load(dataset) if DERIVED_SCHEMA[dataset] else None
     con = source.connect(read_only=True)
     con.execute("SET enable_progress_bar = false")
     try:
-        with tempfile.TemporaryDirectory(prefix="m4bench-audit-") as scratch:
+        with (
+            tempfile.TemporaryDirectory(prefix="m4bench-audit-") as scratch,
+            ScenarioDatabases(source, library, Path(scratch)) as databases,
+        ):
             for key in sorted(groups):
                 group = groups[key]
-                truth = build_ground_truth(home, source, group[0]).path
-                outputs = _run_all(con, group[0], Path(scratch) / key.replace("/", "__"), step)
-                results += [_audit_task(task, truth, outputs) for task in group]
+                built = build_ground_truth(home, source, group[0], databases=databases)
+                folder = Path(scratch) / key.replace("/", "__")
+                outputs = _run_all(con, group[0], folder, step)
+                step(f"{group[0].name}: other tie-break")
+                ties = tie_break_output(group[0], databases, folder)
+                results += [_audit_task(task, built, outputs, ties) for task in group]
                 step(f"coverage {key}")
-                coverage += task_bins(group[0], truth, con)
+                coverage += task_bins(group[0], built.path, con)
     finally:
         con.close()
     return AuditReport(
@@ -137,15 +152,18 @@ def run_query(con: duckdb.DuckDBPyConnection, task: Task, sql: str, target: Path
     return _Output(target, None)
 
 
-def _audit_task(task: Task, truth: Path, outputs: _Outputs) -> TaskAudit:
+def _audit_task(
+    task: Task, built: GroundTruthResult, outputs: _Outputs, ties: TieBreakOutput
+) -> TaskAudit:
     spec = task.card.evaluation
     mutants: list[MutantResult] = []
     reference = outputs.reference
-    with Scorer(spec, truth) as scorer:
+    with Scorer(spec, built.path) as scorer:
         ref_score = scorer.score(reference.path) if reference.path is not None else None
         for mutant, output in outputs.mutants:
             score = scorer.score(output.path) if output.path is not None else None
             mutants.append(_mutant_result(mutant, score, output.error))
+        tie_score = scorer.score(ties.path) if ties.path is not None else None
     moved = {c for m in mutants for c in m.moved_columns}
     exempt = exempt_columns(task)
     unmoved = [c for c in spec.scored_columns if c not in moved and c not in exempt]
@@ -162,6 +180,7 @@ def _audit_task(task: Task, truth: Path, outputs: _Outputs) -> TaskAudit:
         uncaught_mutants=uncaught,
         all_mutants_below_one=bool(mutants) and not uncaught,
         all_columns_moved=not unmoved,
+        ties=tie_audit(built.manifest.alternatives, ties, tie_score),
     )
 
 

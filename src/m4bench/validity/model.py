@@ -36,6 +36,33 @@ class MutantResult(_Record):
         return self.error is None and self.reward is not None and self.reward < 1.0
 
 
+class TieAudit(_Record):
+    """A task's tie points on the source: the cells with admissible alternatives, and
+    the score of the reference run with every tie point in its other order."""
+
+    tie_points: list[str]
+    cells: dict[str, int] = Field(description="column -> truth cells with alternatives")
+    added_keys: int = 0
+    absent_keys: int = 0
+    tie_break_order: str | None = Field(description="the orders of the tie-break output")
+    tie_break_reward: float | None = None
+    tie_break_strict_pass: bool = False
+    error: str | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def total_cells(self) -> int:
+        return sum(self.cells.values())
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def passed(self) -> bool:
+        """The other tie-break scores 1.0 and passes strictly (or there is none)."""
+        if self.tie_break_order is None:
+            return True
+        return self.error is None and self.tie_break_reward == 1.0 and self.tie_break_strict_pass
+
+
 class TaskAudit(_Record):
     """Per task: the reference's own reward, every mutant's result, and the verdicts."""
 
@@ -52,12 +79,16 @@ class TaskAudit(_Record):
     uncaught_mutants: list[str] = Field(description="mutants scoring 1.0 or failing to run")
     all_mutants_below_one: bool
     all_columns_moved: bool
+    ties: TieAudit | None = Field(default=None, description="None: no tie point applies")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def passed(self) -> bool:
         return (
-            self.reference_reward == 1.0 and self.all_mutants_below_one and self.all_columns_moved
+            self.reference_reward == 1.0
+            and self.all_mutants_below_one
+            and self.all_columns_moved
+            and (self.ties is None or self.ties.passed)
         )
 
 
@@ -120,6 +151,11 @@ class AuditReport(_Record):
                 lines.append(f"{t.task}: the reference itself does not score 1.0 ({why})")
             lines += [f"{t.task}: mutant {m} is not caught" for m in t.uncaught_mutants]
             lines += [f"{t.task}: no mutant moves column {c}" for c in t.unmoved_columns]
+            if t.ties is not None and not t.ties.passed:
+                why = t.ties.error or (
+                    f"reward {t.ties.tie_break_reward}, strict pass {t.ties.tie_break_strict_pass}"
+                )
+                lines.append(f"{t.task}: the other tie-break does not score 1.0 ({why})")
         for b in self.gaps:
             detail = b.error or "no row reaches it"
             lines.append(f"{b.family}: bin {b.name} ({b.reference}): {detail}")
