@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import sqlglot
+from sqlglot import exp
 
 from m4bench.errors import M4BenchError
 from m4bench.tasks.catalog import Catalog, Task
 from m4bench.tasks.finding import Finding
 from m4bench.tasks.mutants import MUTANTS_FILE, Mutant, family_mutants
-from m4bench.tasks.reference import output_columns
+from m4bench.tasks.reference import parse_statement, statement_columns
 
 MUTANT_RULES: dict[str, str] = {
     "mutants-file": "mutants.toml parses and validates; names are unique, none is 'first'",
@@ -44,6 +46,36 @@ def lint_mutants(catalog: Catalog) -> list[Finding]:
     return findings
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """What the change rules compare of one query: its output columns and its text as
+    sqlglot prints it (layout and comments removed), from a single parse."""
+
+    columns: list[str]
+    normalized: str
+
+
+@dataclass
+class _References:
+    """The shape of each reference text of a family, parsed once for all its mutants
+    (None: the reference does not parse; the reference rules report that)."""
+
+    shapes: dict[str, _Shape | None] = field(default_factory=dict)
+
+    def shape(self, sql: str) -> _Shape | None:
+        if sql not in self.shapes:
+            try:
+                self.shapes[sql] = _shape(sql, "reference SQL")
+            except (M4BenchError, sqlglot.errors.SqlglotError):
+                self.shapes[sql] = None
+        return self.shapes[sql]
+
+
+def _shape(sql: str, origin: str) -> _Shape:
+    tree = parse_statement(sql, origin)
+    return _Shape(statement_columns(tree, origin), _normalized_tree(tree))
+
+
 def _lint_family(family_dir: Path, tasks: list[Task]) -> Iterator[Finding]:
     toml = family_dir / MUTANTS_FILE
     try:
@@ -52,8 +84,9 @@ def _lint_family(family_dir: Path, tasks: list[Task]) -> Iterator[Finding]:
         yield Finding("mutants-file", toml, 1, exc.message)
         return
     yield from _count_rules(toml, mutants, tasks)
+    references = _References()
     for mutant in mutants:
-        yield from _one_mutant(mutant, tasks)
+        yield from _one_mutant(mutant, tasks, references)
 
 
 def _count_rules(toml: Path, mutants: list[Mutant], tasks: list[Task]) -> Iterator[Finding]:
@@ -67,7 +100,7 @@ def _count_rules(toml: Path, mutants: list[Mutant], tasks: list[Task]) -> Iterat
             yield Finding("mutants-count", toml, 1, f"no mutant changes {reference}")
 
 
-def _one_mutant(mutant: Mutant, tasks: list[Task]) -> Iterator[Finding]:
+def _one_mutant(mutant: Mutant, tasks: list[Task], references: _References) -> Iterator[Finding]:
     names = {t.name for t in tasks if t.card.reference.file == mutant.spec.reference}
     unknown_tasks = sorted(set(mutant.spec.tasks or []) - names)
     if unknown_tasks:
@@ -91,7 +124,7 @@ def _one_mutant(mutant: Mutant, tasks: list[Task]) -> Iterator[Finding]:
     except M4BenchError as exc:
         yield Finding("mutant-edits", mutant.path, 1, exc.message)
         return
-    yield from _change_rules(mutant, sql, users[0].reference_sql)
+    yield from _change_rules(mutant, sql, users[0].reference_sql, references)
     scored = {c for t in users for c in t.card.evaluation.scored_columns}
     unknown = [c for c in mutant.spec.moves if c not in scored]
     if unknown:
@@ -111,29 +144,32 @@ def changed_lines(reference: str, mutant: str) -> int:
 
 def normalized(sql: str) -> str:
     """The query as sqlglot prints it: layout and comments do not count."""
-    parsed = sqlglot.parse_one(sql, read="duckdb")
-    return parsed.sql(dialect="duckdb", comments=False, normalize=True)
+    return _normalized_tree(sqlglot.parse_one(sql, read="duckdb"))
 
 
-def _change_rules(mutant: Mutant, sql: str, reference: str) -> Iterator[Finding]:
+def _normalized_tree(tree: exp.Expr) -> str:
+    return tree.sql(dialect="duckdb", comments=False, normalize=True)
+
+
+def _change_rules(
+    mutant: Mutant, sql: str, reference: str, references: _References
+) -> Iterator[Finding]:
     path = mutant.path
     label = f"mutant {mutant.name}"
-    try:
-        expected = output_columns(reference)
-        normalized_reference = normalized(reference)
-    except (M4BenchError, sqlglot.errors.SqlglotError):
+    expected = references.shape(reference)
+    if expected is None:
         return  # a broken reference is reported by the reference rules
     try:
-        same = normalized(sql) == normalized_reference
-        columns = output_columns(sql, f"{path} ({label})")
+        shape = _shape(sql, f"{path} ({label})")
     except (M4BenchError, sqlglot.errors.SqlglotError) as exc:
         yield Finding("mutant-differs", path, 1, f"{label} does not parse: {exc}")
         return
-    if same:
+    if shape.normalized == expected.normalized:
         yield Finding(
             "mutant-differs", path, 1, f"{label} is the same query as the reference (layout only)"
         )
-    if columns != expected:
+    columns = shape.columns
+    if columns != expected.columns:
         yield Finding("mutant-columns", path, 1, f"{label} outputs {columns}, not the reference's")
     count = changed_lines(reference, sql)
     if count > MAX_CHANGED_LINES:

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 _DUCKDB_LINE = re.compile(r"^LINE (\d+):", re.M)
 
 
-def _parse(sql: str, origin: str) -> exp.Expr:
+def parse_statement(sql: str, origin: str = "reference SQL") -> exp.Expr:
+    """The one statement of ``sql`` (DuckDB dialect); a user error naming ``origin``
+    when it does not parse or holds another number of statements."""
     try:
         statements = [s for s in sqlglot.parse(sql, read="duckdb") if s is not None]
     except sqlglot.errors.ParseError as exc:
@@ -40,7 +42,7 @@ def _parse(sql: str, origin: str) -> exp.Expr:
 
 def tables_read(sql: str, origin: str = "reference SQL") -> set[str]:
     """Qualified ``schema.table`` names the query reads (CTE names excluded)."""
-    tree = _parse(sql, origin)
+    tree = parse_statement(sql, origin)
     ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
     found: set[str] = set()
     for table in tree.find_all(exp.Table):
@@ -58,7 +60,11 @@ def derived_tables_read(sql: str, derived_schema: str, origin: str = "reference 
 
 def output_columns(sql: str, origin: str = "reference SQL") -> list[str]:
     """Names of the outermost SELECT's columns, read statically (no database needed)."""
-    tree = _parse(sql, origin)
+    return statement_columns(parse_statement(sql, origin), origin)
+
+
+def statement_columns(tree: exp.Expr, origin: str = "reference SQL") -> list[str]:
+    """:func:`output_columns` of a statement already parsed."""
     if not isinstance(tree, exp.Query):
         raise M4BenchError(f"{origin}: the statement is not a query")
     names = tree.named_selects
