@@ -1,4 +1,13 @@
-"""Settings shared by every test module."""
+"""Settings and session fixtures shared by every test module.
+
+Tiers (markers registered in pyproject.toml; see docs/testing.md):
+
+* ``heavy``: the full sweeps (every fuzz case, every task in the sandbox, every seed);
+  left out unless asked for (``make test-full`` or ``pytest -m heavy``).
+* ``slow``: reads a synthetic source, provisions or runs the sandbox. Part of the
+  default suite; ``make test-quick`` leaves it out. Set here from the fixtures a test
+  uses and its ``bwrap`` mark, and by hand on other tests of that kind.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +16,32 @@ import signal
 from collections.abc import Iterator
 
 import pytest
+from synthetic_sources import SyntheticSources, run_folder
 
-from m4bench.tasks.catalog import TASKS_ENV
+from m4bench.tasks.catalog import TASKS_ENV, Catalog, load_catalog
+from m4bench.tasks.finding import Finding
+from m4bench.tasks.lint import lint_catalog
+
+# A test using one of these fixtures reads a synthetic source: it is ``slow``.
+SOURCE_FIXTURES = frozenset(
+    {"synthetic_sources", "bench", "eicu_bench", "provisioned", "default_sources"}
+)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Tests see the shipped task catalog alone, whatever $M4BENCH_TASKS the shell sets;
     tests of user task folders set it themselves."""
     os.environ.pop(TASKS_ENV, None)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``slow`` every test reading a synthetic source or needing bubblewrap (before
+    ``-m`` selects)."""
+    for item in items:
+        uses = set(getattr(item, "fixturenames", ()))
+        if uses & SOURCE_FIXTURES or item.get_closest_marker("bwrap"):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)
@@ -24,3 +51,21 @@ def _keep_the_sigterm_handler() -> Iterator[None]:
     handler = signal.getsignal(signal.SIGTERM)
     yield
     signal.signal(signal.SIGTERM, handler)
+
+
+@pytest.fixture(scope="session")
+def synthetic_sources(tmp_path_factory: pytest.TempPathFactory) -> SyntheticSources:
+    """Synthetic sources by (dataset, stays, seed, concepts), each built once per run."""
+    return SyntheticSources(run_folder(tmp_path_factory) / "synthetic-sources")
+
+
+@pytest.fixture(scope="session")
+def catalog() -> Catalog:
+    """The shipped task catalog (no user folders), loaded once per worker. Read it only."""
+    return load_catalog(extra_roots=())
+
+
+@pytest.fixture(scope="session")
+def catalog_findings() -> list[Finding]:
+    """Every lint finding on the shipped catalog, references run: linted once per worker."""
+    return lint_catalog(extra_roots=())

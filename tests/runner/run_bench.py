@@ -1,7 +1,8 @@
 """Shared pieces of the runner tests: sources and the Bench runner.
 
 A plain module (not conftest) so test modules can import it by a unique name.
-A small synthetic MIMIC-IV source is provisioned natively once per session, for runs.
+A small synthetic MIMIC-IV source (a copy of the shared one) is provisioned natively
+once per session, for runs.
 
 Runs share one data home; each test gets its own results directory. The catalog is
 loaded once and passed to every run, as a campaign would.
@@ -9,13 +10,14 @@ loaded once and passed to every run, as a campaign would.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from m4bench.home import DataHome
 from m4bench.provision.provisioner import setup
 from m4bench.runner import ResultRecord, RunOptions, RunSpec, execute_run
-from m4bench.tasks.catalog import Catalog
+from m4bench.tasks.catalog import Catalog, Task
 
 SOURCE = "run-mimic"
 EICU_SOURCE = "run-eicu"
@@ -52,6 +54,7 @@ class Bench:
         )
 
 
-def provision_everything(bench: Bench) -> None:
-    """Native setup of every MIMIC-IV task (slow tests; current tasks are skipped)."""
-    setup(bench.home, SOURCE, None, "native", progress=False)
+def provision(bench: Bench, tasks: Sequence[Task]) -> None:
+    """Native setup of the MIMIC-IV ones of ``tasks`` (tasks already current are skipped)."""
+    names = [task.name for task in tasks if task.card.dataset == "mimic-iv"]
+    setup(bench.home, SOURCE, names, "native", progress=False)

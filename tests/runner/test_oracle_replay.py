@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from bwrap_probe import needs_bwrap
-from run_bench import EICU_SOURCE, SOURCE, Bench
+from run_bench import EICU_SOURCE, SOURCE, Bench, provision
+from sweeps import SWEEP, swept
 
 from m4bench.fileio import sha256_file
 from m4bench.provision.ground_truth import ground_truth_path, task_key
@@ -48,16 +49,20 @@ def test_oracle_scores_one_inside_bwrap(bench: Bench, tmp_path: Path, task: str)
     assert record.ground_truth.source_fingerprint == fingerprint
 
 
-@pytest.mark.slow
-def test_oracle_scores_one_on_every_task(eicu_bench: Bench, tmp_path: Path) -> None:
+@SWEEP
+def test_oracle_scores_one_on_every_task(eicu_bench: Bench, tmp_path: Path, every: bool) -> None:
+    """Every task in the heavy tier; one per dataset and mode by default (sweeps.py)."""
+    tasks = swept(eicu_bench.catalog.tasks, every)
+    provision(eicu_bench, tasks)
     failures = {}
-    for task in eicu_bench.catalog.tasks:
+    for task in tasks:
         source = EICU_SOURCE if task.card.dataset == "eicu" else SOURCE
         record = eicu_bench.run(tmp_path, task.name, "oracle", source=source)
         if record.status != "ok" or record.reward != 1.0:
             failures[task.name] = (record.status, record.reward, record.status_detail, record.error)
     assert not failures
-    assert len(eicu_bench.catalog.tasks) >= 28
+    assert {t.card.dataset for t in tasks} == {"mimic-iv", "eicu"}
+    assert len(tasks) >= (28 if every else 3)
 
 
 def test_replay_of_wrong_sql_scores_what_the_scorer_says(bench: Bench, tmp_path: Path) -> None:
