@@ -197,12 +197,15 @@ def test_support_and_treatments_are_as_the_needs_ask(
     hosts = _hosts(mimic)
     tube = "itemid = 226732 AND value = 'Endotracheal tube'"
     crrt = "itemid IN (227290, 224149, 224144)"
+    mask = "itemid = 226732 AND value IN ('Bipap mask ', 'CPAP mask ')"
     for need in MIMIC_NEEDS:
         stay = hosts[need.name]
         if need.ventilated is not None:
             assert (_window_count(con, stay, CHART, tube) > 0) == need.ventilated, need.name
         if need.rrt is not None:
             assert (_window_count(con, stay, CHART, crrt) > 0) == need.rrt, need.name
+        if need.niv:
+            assert _window_count(con, stay, CHART, mask) >= 10, need.name
         if need.vasoactive is not None:
             given = con.execute(
                 "SELECT DISTINCT itemid FROM mimiciv_icu.inputevents WHERE stay_id = ? AND "

@@ -93,6 +93,7 @@ class Need(BaseModel):
     hours: tuple[float, float] = (-6.0, 24.0)
     values: dict[str, tuple[float, float]] = Field(default_factory=dict)
     ventilated: bool | None = None
+    niv: bool = False
     rrt: bool | None = None
     vasoactive: tuple[str, ...] | None = None
     gcs: tuple[int, int, int] | None = None
@@ -135,6 +136,7 @@ class Need(BaseModel):
         return any(
             (
                 self.rrt is not None,
+                self.niv,
                 self.vasoactive is not None,
                 self.gcs is not None,
                 self.gcs_charting != "usual",

@@ -67,11 +67,12 @@ def place(
 ) -> Placement:
     """Hosts for ``needs`` among stays with these severities and lengths (hours).
 
-    ``room_h``: per stay, how many hours its admission could start earlier (for needs
-    with a long stay in hospital before the ICU); without it, no stay has room.
+    ``room_h``: per stay, how many hours lie between its ICU admission and the patient's
+    previous discharge, zero for a stay that cannot host a need; without it, every stay
+    can host a need but none one that asks for a long hospital stay before the ICU.
     """
     n = len(severity)
-    room = np.zeros(n) if room_h is None else room_h
+    room = np.full(n, np.inf) if room_h is None else room_h
     host_need = np.full(n, NO_NEED, dtype=np.int64)
     edges = block_edges(n)
     placed = 0
@@ -89,11 +90,12 @@ def place(
 
 
 def _fits(need: Need, length_h: np.ndarray, room_h: np.ndarray) -> np.ndarray:
-    """Stays long enough for the need's window (and with room before them, if it asks)."""
-    fits = length_h >= need.span_hours
-    if need.pre_icu_days is not None:
-        fits &= room_h >= 24 * need.pre_icu_days + 24
-    out: np.ndarray = fits
+    """Stays long enough for the need's window, with a day more than the window's start
+    since the patient's previous discharge (so no earlier stay's rows fall in it), and
+    room for a long hospital stay before the ICU if the need asks for one."""
+    before = 24 * need.pre_icu_days + 24 if need.pre_icu_days is not None else 0.0
+    room = max(before, 24.0 - need.hours[0])
+    out: np.ndarray = (length_h >= need.span_hours) & (room_h >= room)
     return out
 
 

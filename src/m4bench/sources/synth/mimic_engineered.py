@@ -23,6 +23,7 @@ from m4bench.sources.synth.mimic_latent import CONDITION_INDEX, StayState
 from m4bench.sources.synth.shaping import Targets
 
 STREAM_COVERAGE = 5
+APART_DAYS = 10  # labs of another ICU stay reach 7 days before it (the KDIGO look-back)
 AGENT_ITEMS = {
     "norepinephrine": 221906,
     "epinephrine": 221289,
@@ -51,16 +52,32 @@ def place_needs(seed: int, cohort: Cohort) -> Placement:
 def _room(cohort: Cohort) -> np.ndarray:
     """Hours each stay's admission could start earlier: to the patient's previous discharge.
 
-    Only a first stay of its admission that starts after the admission time can move its
-    admission earlier; for the others the room is zero.
+    Zero for the stays that cannot host a need: those that are not the first stay of their
+    admission, start before its admission time, or have another ICU stay of their patient
+    within :data:`APART_DAYS` (its labs, matched by patient, would fall in the window).
     """
     s, a = cohort.stays, cohort.admissions
     previous = np.full(len(a), np.iinfo(np.int64).min // 2)
     same = a.subj[1:] == a.subj[:-1]
     previous[1:][same] = a.dischtime[:-1][same]
     first = np.r_[True, s.adm[1:] != s.adm[:-1]]
-    room = np.where(first & (s.intime > a.admittime[s.adm]), s.intime - previous[s.adm], 0)
+    usable = first & (s.intime > a.admittime[s.adm]) & _apart(cohort)
+    room = np.where(usable, s.intime - previous[s.adm], 0)
     return np.asarray(room / HOUR, dtype=float)
+
+
+def _apart(cohort: Cohort) -> np.ndarray:
+    """Stays with no other ICU stay of their patient within :data:`APART_DAYS`."""
+    s = cohort.stays
+    order = np.lexsort((s.intime, s.subj))
+    subj, intime, outtime = s.subj[order], s.intime[order], s.outtime[order]
+    same = subj[1:] == subj[:-1]
+    gap = APART_DAYS * DAY
+    near_next = np.r_[same & (intime[1:] - outtime[:-1] < gap), False]
+    near_previous = np.r_[False, same & (intime[1:] - outtime[:-1] < gap)]
+    out = np.empty(len(s), dtype=bool)
+    out[order] = ~(near_next | near_previous)
+    return out
 
 
 def conditions_for_needs(cohort: Cohort, placement: Placement, conditions: np.ndarray) -> None:
@@ -100,12 +117,13 @@ def engineer_state(state: StayState, placement: Placement, stays: np.ndarray) ->
 
 
 def _ventilation(latent: dict[str, np.ndarray], i: int, need: Need) -> None:
-    if need.ventilated is None and not need.room_air_flow:
+    if need.ventilated is None and not need.room_air_flow and not need.niv:
         return
     on = bool(need.ventilated)
     latent["vent"][i] = on
     latent["trach"][i] = False
-    latent["niv"][i] = latent["hfnc"][i] = False
+    latent["niv"][i] = bool(need.niv)
+    latent["hfnc"][i] = False
     if need.room_air_flow:
         latent["oxygen"][i] = False
     if on:

@@ -59,6 +59,10 @@ def respiratory(rng: np.random.Generator, s: StayState, rows: ChartRows, q: Quir
     _supplemental(rng, s, rows, q, s.vent & ~s.trach, after, np.minimum(after + 36, s.los_h))
     niv_on = rng.uniform(0, 0.5, n) * s.los_h
     niv_off = np.minimum(niv_on + rng.uniform(4, 24, n), s.los_h)
+    # engineered stays on CPAP/BiPAP wear the mask through their first day
+    masked = s.targets.flag(n, lambda need: need.niv)
+    niv_on = np.where(masked, 0.5, niv_on)
+    niv_off = np.where(masked, np.minimum(np.maximum(niv_off, 26.0), s.los_h), niv_off)
     _niv(rng, s, rows, q, s.niv, niv_on, niv_off)
     hf_on = rng.uniform(0, 0.3, n) * s.los_h
     _hfnc(rng, s, rows, q, s.hfnc, hf_on, np.minimum(hf_on + rng.uniform(6, 48, n), s.los_h))
