@@ -45,6 +45,8 @@ from m4bench.tasks.catalog import Task, load_catalog
 from m4bench.tasks.mutants import task_mutants
 from m4bench.tasks.reference import run_reference, write_reference
 
+pytestmark = pytest.mark.slow  # builds two small sources and provisions one
+
 T0 = datetime(2150, 1, 1, 8, 0, 0)
 TASKS = ["mimic-gcs-24h-raw", "mimic-sofa-24h", "mimic-apsiii-24h"]
 GAS = {"po2": 50821, "pco2": 50818, "ph": 50820, "fio2": 50816}
