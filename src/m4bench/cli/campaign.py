@@ -50,6 +50,32 @@ ModelOpt = Annotated[
     list[str] | None, typer.Option("--model", help="Use these models in every block.")
 ]
 TrialsOpt = Annotated[int | None, typer.Option("--trials", min=1, help="Trials per cell.")]
+ProfileArg = Annotated[str, typer.Argument(help="A shipped profile name or a .toml path.")]
+RayAddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        help="Ray cluster: 'auto' (the one this machine is in), 'local' (a fresh one), "
+        "HEAD:6379, ray://HEAD:10001 (Ray Client); default: $RAY_ADDRESS or a local one.",
+    ),
+]
+SimulateOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--simulate",
+        help="Rehearse without agents: 'seconds=0.5:2,fail=0.1,transient=0.05,infra=0.02'.",
+    ),
+]
+SandboxOpt = Annotated[
+    str | None, typer.Option("--sandbox", help="bwrap (Linux default), docker or none.")
+]
+EndpointOpt = Annotated[
+    str | None, typer.Option("--endpoint", help="OpenAI-compatible base URL (react).")
+]
+SourceOpt = Annotated[
+    list[str] | None,
+    typer.Option("--source", help="Data source per dataset, e.g. mimic-iv=mimic-iv-3.1."),
+]
 
 
 @app.command("profiles")
@@ -63,7 +89,7 @@ def profiles_command() -> None:
 
 @app.command("plan")
 def plan_command(
-    profile: Annotated[str, typer.Argument(help="A shipped profile name or a .toml path.")],
+    profile: ProfileArg,
     agent: AgentOpt = None,
     model: ModelOpt = None,
     trials: TrialsOpt = None,
@@ -82,7 +108,7 @@ def plan_command(
 
 @app.command("run")
 def run_command(
-    profile: Annotated[str, typer.Argument(help="A shipped profile name or a .toml path.")],
+    profile: ProfileArg,
     results: Annotated[Path, typer.Option("--results", help="Results directory.")],
     resume: Annotated[bool, typer.Option("--resume", help="Continue a campaign.")] = False,
     executor: Annotated[str, typer.Option("--executor", help="local or ray.")] = "local",
@@ -90,34 +116,14 @@ def run_command(
     agent: AgentOpt = None,
     model: ModelOpt = None,
     trials: TrialsOpt = None,
-    ray_address: Annotated[
-        str | None,
-        typer.Option(
-            "--ray-address",
-            help="Ray cluster: 'auto' (the one this machine is in), 'local' (a fresh one), "
-            "HEAD:6379, ray://HEAD:10001 (Ray Client); default: $RAY_ADDRESS or a local one.",
-        ),
-    ] = None,
+    ray_address: RayAddressOpt = None,
     max_cost: Annotated[float | None, typer.Option("--max-cost", help="USD budget.")] = None,
     max_tokens: Annotated[int | None, typer.Option("--max-tokens", help="Token budget.")] = None,
     max_hours: Annotated[float | None, typer.Option("--max-hours", help="Wall-clock.")] = None,
-    simulate: Annotated[
-        str | None,
-        typer.Option(
-            "--simulate",
-            help="Rehearse without agents: 'seconds=0.5:2,fail=0.1,transient=0.05,infra=0.02'.",
-        ),
-    ] = None,
-    sandbox: Annotated[
-        str | None, typer.Option("--sandbox", help="bwrap (Linux default), docker or none.")
-    ] = None,
-    endpoint: Annotated[
-        str | None, typer.Option("--endpoint", help="OpenAI-compatible base URL (react).")
-    ] = None,
-    source: Annotated[
-        list[str] | None,
-        typer.Option("--source", help="Data source per dataset, e.g. mimic-iv=mimic-iv-3.1."),
-    ] = None,
+    simulate: SimulateOpt = None,
+    sandbox: SandboxOpt = None,
+    endpoint: EndpointOpt = None,
+    source: SourceOpt = None,
     home: HomeOption = None,
     progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
 ) -> None:
