@@ -18,6 +18,7 @@ from pathlib import Path
 
 from m4bench.campaign.identity import Cell, PlannedRun
 from m4bench.campaign.records import CampaignManifest, RunResult, TokenUsage
+
 from m4bench.campaign.store import plan_sha256
 from m4bench.evidence import PackageOptions, package_results, verify_package
 from m4bench.fileio import write_model
