@@ -16,17 +16,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from m4bench.campaign.identity import Cell, PlannedRun
-from m4bench.campaign.records import CampaignManifest, RunResult, TokenUsage
-
 from m4bench.campaign.store import plan_sha256
 from m4bench.evidence import PackageOptions, package_results, verify_package
-from m4bench.fileio import write_model
+from m4bench.fileio import sha256_file, write_model
 from m4bench.home import DataHome
+from m4bench.results import Cell, PlannedRun, ResultRecord
+from m4bench.results.campaign_files import AttemptRecord, CampaignManifest
+from m4bench.results.identity import spec_of
+from m4bench.results.record import Artifact, SandboxRecord, Versions
 from m4bench.sources.layout import SourceLayout, SourceManifest
 
 TASK = "mimic-sofa-24h"
-NO_TOKENS = TokenUsage(input_tokens=0, cached_input_tokens=0, output_tokens=0, cost_usd=0.0)
 HEADER = "subject_id,hadm_id,stay_id,sofa,respiration,coagulation,liver,cardiovascular,cns,renal"
 
 
@@ -67,15 +67,28 @@ def build(root: Path, runs: int, rows: int) -> None:
         work.mkdir(parents=True)
         (work / "output.csv").write_text(_output(rows, index))
         (work / "trace.jsonl").write_text(_trace(rows, index))
-        artifacts = {n: {"path": f"attempt-1/{n}"} for n in ("output.csv", "trace.jsonl")}
-        record = {"source": "bench-source", "sandbox": {"isolated": True, "returncode": 0},
-                  "artifacts": artifacts}  # fmt: skip
-        result = RunResult(run_id=run.run_id, task=TASK, condition="no-skill", schema_name="native",
-                           agent="oracle", model="m", reasoning="auto", trial=run.trial, attempt=1,
-                           status="done", reward=1.0, failure_reason=None, publishable=True,
-                           elapsed_seconds=1.0, token_usage=NO_TOKENS,
-                           record=record)  # fmt: skip
-        write_model(root / "runs" / run.run_id / "result.json", result)
+        artifacts = {
+            name: Artifact(
+                path=f"attempt-1/{name}",
+                sha256=sha256_file(work / name),
+                bytes=(work / name).stat().st_size,
+            )
+            for name in ("output.csv", "trace.jsonl")
+        }
+        write_model(root / "runs" / run.run_id / "result.json", _record(run, artifacts))
+        done = AttemptRecord(run_id=run.run_id, attempt=1, state="finished")
+        write_model(root / "runs" / run.run_id / "attempts" / "1.json", done)
+
+
+def _record(run: PlannedRun, artifacts: dict[str, Artifact]) -> ResultRecord:
+    spec = spec_of(run.cell, run.trial)
+    return ResultRecord(
+        run_id=spec.run_id, attempt=1, identity=spec, source="bench-source",
+        versions=Versions(m4bench="bench", python="3.11", duckdb="1.4"),
+        sandbox=SandboxRecord(backend="bwrap", isolated=True, limits={}, returncode=0),
+        status="ok", reward=1.0, publishable=True, publishable_reason="isolated",
+        artifacts=artifacts,
+    )  # fmt: skip
 
 
 def _public_home(root: Path) -> DataHome:

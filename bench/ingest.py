@@ -29,9 +29,9 @@ from pathlib import Path
 import duckdb
 
 from m4bench.home import DataHome
-from m4bench.sources.csv_sql import sql_str
 from m4bench.sources.ingest import ingest_dataset
 from m4bench.sources.schema import MIMIC_IV
+from m4bench.sql import quote_literal as sql_str
 
 CHARTEVENTS = MIMIC_IV.table("mimiciv_icu.chartevents")
 
