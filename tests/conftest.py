@@ -12,11 +12,12 @@ Tiers (markers registered in pyproject.toml; see docs/testing.md):
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 from collections.abc import Iterator
 
 import pytest
-from synthetic_sources import SyntheticSources, run_folder
+from synthetic_sources import SyntheticSources, locked, run_folder
 
 from m4bench.tasks.catalog import TASKS_ENV, Catalog, load_catalog
 from m4bench.tasks.finding import Finding
@@ -66,6 +67,12 @@ def catalog() -> Catalog:
 
 
 @pytest.fixture(scope="session")
-def catalog_findings() -> list[Finding]:
-    """Every lint finding on the shipped catalog, references run: linted once per worker."""
-    return lint_catalog(extra_roots=())
+def catalog_findings(tmp_path_factory: pytest.TempPathFactory) -> list[Finding]:
+    """Every lint finding on the shipped catalog, references run: linted once per run
+    (the first worker to ask keeps them for the others)."""
+    kept = run_folder(tmp_path_factory) / "catalog-findings.pickle"
+    with locked(kept.with_suffix(".lock")):
+        if not kept.exists():
+            kept.write_bytes(pickle.dumps(lint_catalog(extra_roots=())))
+    findings: list[Finding] = pickle.loads(kept.read_bytes())
+    return findings

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 import typer
+from synthetic_sources import SyntheticSources
 from typer.testing import CliRunner
 
 from m4bench.cli import app
 from m4bench.home import DataHome
-from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -115,9 +115,9 @@ def _placeholder(word: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> DataHome:
+def home(tmp_path_factory: pytest.TempPathFactory, synthetic_sources: SyntheticSources) -> DataHome:
     home = DataHome(tmp_path_factory.mktemp("docs-home"))
-    synthesize_mimic_iv(home, "synthetic-mimic-iv", stays=30, seed=1, progress=False)
+    synthetic_sources.copy(home, "synthetic-mimic-iv", "mimic-iv", 60, 5)
     return home
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from bwrap_probe import bwrap_works
+from synthetic_sources import SyntheticSources
 
 from m4bench.home import DataHome
 from m4bench.preflight import Check, PreflightOptions, run_preflight
@@ -20,21 +21,20 @@ from m4bench.preflight.checks import (
 from m4bench.provision.ground_truth import ground_truth_path
 from m4bench.provision.layout import task_catalog_paths
 from m4bench.provision.provisioner import setup
-from m4bench.sources.synth.eicu import synthesize_eicu
-from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
 from m4bench.tasks.catalog import CATALOG_ROOT, load_catalog
 
 TASK = "mimic-meld-24h"
 EICU_TASK = "eicu-gcs"
 SOURCES = {"mimic-iv": "pf-mimic", "eicu": "pf-eicu"}
-pytestmark = pytest.mark.xdist_group("preflight")
 
 
 @pytest.fixture(scope="module")
-def ready(tmp_path_factory: pytest.TempPathFactory) -> DataHome:
+def ready(
+    tmp_path_factory: pytest.TempPathFactory, synthetic_sources: SyntheticSources
+) -> DataHome:
     home = DataHome(tmp_path_factory.mktemp("preflight-home"))
-    synthesize_mimic_iv(home, SOURCES["mimic-iv"], stays=40, seed=3, progress=False)
-    synthesize_eicu(home, SOURCES["eicu"], stays=40, seed=3, progress=False)
+    synthetic_sources.copy(home, SOURCES["mimic-iv"], "mimic-iv", 60, 5)
+    synthetic_sources.copy(home, SOURCES["eicu"], "eicu", 80, 5)
     setup(home, SOURCES["mimic-iv"], [TASK], progress=False)
     setup(home, SOURCES["eicu"], [EICU_TASK], progress=False)
     return home

@@ -9,13 +9,12 @@ from pathlib import Path
 
 import pytest
 from console_entry import m4bench
+from synthetic_sources import SyntheticSources
 
 from m4bench.campaign import load_profile, plan_campaign
 from m4bench.campaign.checks import CampaignInputs, check_inputs
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
-from m4bench.sources.synth.eicu import synthesize_eicu
-from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
 from m4bench.tasks.catalog import load_catalog
 
 MIMIC = "check-mimic"
@@ -35,11 +34,11 @@ conditions = ["CONDITION"]
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> DataHome:
+def home(tmp_path_factory: pytest.TempPathFactory, synthetic_sources: SyntheticSources) -> DataHome:
     """A small source of each dataset; no task set up (these checks need none)."""
     data = DataHome(tmp_path_factory.mktemp("checks-home"))
-    synthesize_mimic_iv(data, MIMIC, stays=5, seed=1, progress=False)
-    synthesize_eicu(data, EICU, stays=5, seed=1, progress=False)
+    synthetic_sources.copy(data, MIMIC, "mimic-iv", 5, 1)
+    synthetic_sources.copy(data, EICU, "eicu", 5, 1)
     return data
 
 

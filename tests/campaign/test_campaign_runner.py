@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from synthetic_sources import SyntheticSources
 from typer.testing import CliRunner
 
 from m4bench.campaign import (
@@ -26,7 +27,6 @@ from m4bench.home import DataHome
 from m4bench.provision.provisioner import setup
 from m4bench.results import PlannedRun, RunSpec, read_result, read_results
 from m4bench.runner import RunOptions, execute_run
-from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
 from m4bench.tasks.catalog import Catalog, load_catalog
 from m4bench.tasks.mutants import catalog_mutant_source
 
@@ -49,9 +49,9 @@ conditions = ["no-skill", "with-skill"]
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> DataHome:
+def home(tmp_path_factory: pytest.TempPathFactory, synthetic_sources: SyntheticSources) -> DataHome:
     data = DataHome(tmp_path_factory.mktemp("campaign-home"))
-    synthesize_mimic_iv(data, SOURCE, stays=40, seed=3, progress=False)
+    synthetic_sources.copy(data, SOURCE, "mimic-iv", 60, 5)
     setup(data, SOURCE, [TASK], "native", progress=False)
     return data
 

@@ -1,8 +1,9 @@
-"""The whole concept library on a synthetic source of about 1,000 ICU stays.
+"""The whole concept library on the default-size synthetic source (1,000 ICU stays).
 
-Builds every concept into the source (two workers), then checks that no table is empty,
-the stay-level tables have one row per stay, the distributions are plausible, and a
-second build finds everything up to date.
+Every concept is built into the shared source (two workers; the validity tests read the
+same one), then checks that no table is empty, the stay-level tables have one row per
+stay, the distributions are plausible, and a second build into a copy finds everything
+up to date.
 """
 
 from __future__ import annotations
@@ -13,17 +14,20 @@ from typing import Any
 
 import duckdb
 import pytest
+from synthetic_sources import SyntheticSources, copy_source
 
-from m4bench.concepts.build import BuildEvent, ConceptBuildManifest, build_concepts
+from m4bench.concepts.build import (
+    BuildEvent,
+    ConceptBuildManifest,
+    build_concepts,
+    read_build_manifest,
+)
 from m4bench.concepts.library import ConceptLibrary
 from m4bench.home import DataHome
 from m4bench.sources.layout import Source
-from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
 
 # Items the synthetic generator does not emit; the test below checks that this is still
 # true, so the exemption cannot outlive its reason.
-pytestmark = pytest.mark.xdist_group("concepts-synthetic")  # one worker builds the source once
-
 NOT_GENERATED = {
     "cardiac_marker": (51003, 50911, 50963),
     "inflammation": (50889,),
@@ -31,18 +35,27 @@ NOT_GENERATED = {
 
 
 @pytest.fixture(scope="module")
-def built(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[tuple[Source, ConceptBuildManifest]]:
-    home = DataHome(tmp_path_factory.mktemp("synthetic-home"))
-    source = synthesize_mimic_iv(home, stays=1000, seed=7, progress=False)
-    manifest = build_concepts(source, jobs=2, progress=False)
-    yield source, manifest
+def shared(synthetic_sources: SyntheticSources) -> tuple[Source, ConceptBuildManifest]:
+    """The shared default-size source (seed 3) with every concept built: read only."""
+    source = synthetic_sources.source("mimic-iv", None, 3, concepts=True)
+    manifest = read_build_manifest(source)
+    assert manifest is not None
+    return source, manifest
 
 
 @pytest.fixture(scope="module")
-def con(built: tuple[Source, ConceptBuildManifest]) -> Iterator[duckdb.DuckDBPyConnection]:
-    source, _ = built
+def built(
+    shared: tuple[Source, ConceptBuildManifest], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Source, ConceptBuildManifest]:
+    """A copy of the shared source, for the tests that build or open it to write."""
+    source, manifest = shared
+    home = DataHome(tmp_path_factory.mktemp("concepts-home"))
+    return copy_source(source, home, source.name), manifest
+
+
+@pytest.fixture(scope="module")
+def con(shared: tuple[Source, ConceptBuildManifest]) -> Iterator[duckdb.DuckDBPyConnection]:
+    source, _ = shared
     connection = source.connect()
     yield connection
     connection.close()
@@ -54,8 +67,8 @@ def scalar(con: duckdb.DuckDBPyConnection, query: str) -> Any:
     return row[0]
 
 
-def test_every_concept_is_built_and_listed_in_the_catalog(built, con) -> None:
-    source, manifest = built
+def test_every_concept_is_built_and_listed_in_the_catalog(shared, con) -> None:
+    source, manifest = shared
     library = ConceptLibrary.load()
     assert set(manifest.concepts) == set(library.concepts)
     views = con.execute(
@@ -66,8 +79,8 @@ def test_every_concept_is_built_and_listed_in_the_catalog(built, con) -> None:
         assert (source.layout.root / entry.file.path).exists(), name
 
 
-def test_no_concept_is_empty(built, con) -> None:
-    _, manifest = built
+def test_no_concept_is_empty(shared, con) -> None:
+    _, manifest = shared
     empty = sorted(name for name, entry in manifest.concepts.items() if entry.rows == 0)
     assert set(empty) <= set(NOT_GENERATED), empty
     for name in empty:
@@ -154,8 +167,8 @@ def test_a_second_build_is_all_up_to_date(built) -> None:
     }
 
 
-def test_derived_files_live_beside_the_source_tables(built) -> None:
-    source, manifest = built
+def test_derived_files_live_beside_the_source_tables(shared) -> None:
+    source, manifest = shared
     derived = source.layout.parquet_dir / "mimiciv_derived"
     assert sorted(p.stem for p in derived.glob("*.parquet")) == sorted(manifest.concepts)
     assert Path(source.layout.root / "concepts.json").exists()

@@ -8,21 +8,20 @@ from pathlib import Path
 
 import pytest
 from console_entry import m4bench
+from synthetic_sources import SyntheticSources
 
 from m4bench.home import DataHome
-from m4bench.sources.synth.eicu import synthesize_eicu
-from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
 
 MIMIC = "tiny-mimic"
 EICU = "tiny-eicu"
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> DataHome:
+def home(tmp_path_factory: pytest.TempPathFactory, synthetic_sources: SyntheticSources) -> DataHome:
     """One small source of each dataset; nothing set up."""
     data = DataHome(tmp_path_factory.mktemp("datasets-home"))
-    synthesize_mimic_iv(data, MIMIC, stays=5, seed=1, progress=False)
-    synthesize_eicu(data, EICU, stays=5, seed=1, progress=False)
+    synthetic_sources.copy(data, MIMIC, "mimic-iv", 5, 1)
+    synthetic_sources.copy(data, EICU, "eicu", 5, 1)
     return data
 
 

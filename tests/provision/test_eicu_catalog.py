@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from synthetic_sources import SyntheticSources
 
 from m4bench.home import DataHome
 from m4bench.provision.agent_catalog import build_agent_catalog
 from m4bench.provision.layout import task_catalog_paths
 from m4bench.provision.leaks import leaked_in_bytes, leaked_in_views, read_listing
 from m4bench.provision.relations import native_view
-from m4bench.sources.synth.eicu import synthesize_eicu
 from m4bench.tasks.card import load_card
 from m4bench.tasks.catalog import CATALOG_ROOT, Task
 
@@ -34,9 +34,11 @@ def eicu_task(tmp_path: Path, mode: str, drop: list[str]) -> Task:
 
 
 @pytest.mark.parametrize("mode", ["standard", "raw"])
-def test_eicu_catalog_keeps_eicu_crd_minus_listed_tables(tmp_path: Path, mode: str) -> None:
+def test_eicu_catalog_keeps_eicu_crd_minus_listed_tables(
+    tmp_path: Path, mode: str, synthetic_sources: SyntheticSources
+) -> None:
     home = DataHome(tmp_path / "home")
-    source = synthesize_eicu(home, "prov-eicu", stays=30, seed=5, progress=False)
+    source = synthetic_sources.copy(home, "prov-eicu", "eicu", 80, 5)
     view = native_view(source)
     assert view.derived_schema is None
     dropped = "eicu_crd.apacheapsvar"

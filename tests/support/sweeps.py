@@ -17,10 +17,11 @@ from m4bench.tasks.catalog import Task
 SWEEP_SEED = 26
 
 # parametrize a sweep with this: "sample" in the default suite, "every" in the heavy tier
-SWEEP = pytest.mark.parametrize(
-    "every",
-    [pytest.param(False, id="sample"), pytest.param(True, id="every", marks=pytest.mark.heavy)],
-)
+SWEEP_PARAMS = [
+    pytest.param(False, id="sample"),
+    pytest.param(True, id="every", marks=pytest.mark.heavy),
+]
+SWEEP = pytest.mark.parametrize("every", SWEEP_PARAMS)
 
 
 def sweep_sample(tasks: Sequence[Task], seed: int = SWEEP_SEED) -> list[Task]:

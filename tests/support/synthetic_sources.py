@@ -1,7 +1,8 @@
 """The synthetic sources of one test run, each built once for every test worker.
 
 A source is named by its dataset, size (stays; None for the default size), seed and
-whether every concept is built into it. The first worker that asks builds it under a
+whether every concept is built into it (by two build workers, as ``concepts build
+--jobs 2`` does). The first worker that asks builds it under a
 file lock in the run's shared temporary folder; the others wait, then read the same
 files. Tests read a shared source and never write into it; a test that writes (setup,
 concepts, audits, runs) takes a copy of its own under the name it wants
@@ -111,7 +112,7 @@ class SyntheticSources:
     def _build(self, key: SourceKey, home: DataHome) -> None:
         if key.concepts:
             plain = self.source(key.dataset, key.stays, key.seed)
-            build_concepts(copy_source(plain, home, key.name), progress=False)
+            build_concepts(copy_source(plain, home, key.name), jobs=2, progress=False)
         elif key.dataset == "mimic-iv":
             synthesize_mimic_iv(
                 home, key.name, stays=key.stays, seed=key.seed, force=True, progress=False

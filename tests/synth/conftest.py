@@ -1,10 +1,12 @@
-"""Synthetic MIMIC-IV sources shared by the synth tests (built once per test session)."""
+"""Synthetic MIMIC-IV sources of the synth tests: the shared fixture-size one, and one
+with high quirk rates (built once per worker)."""
 
 from __future__ import annotations
 
 import duckdb
 import pytest
 from synth_helpers import HIGH_QUIRKS
+from synthetic_sources import SyntheticSources
 
 from m4bench.home import DataHome
 from m4bench.sources.layout import Source
@@ -12,10 +14,9 @@ from m4bench.sources.synth import synthesize_mimic_iv
 
 
 @pytest.fixture(scope="session")
-def mimic_source(tmp_path_factory: pytest.TempPathFactory) -> Source:
+def mimic_source(synthetic_sources: SyntheticSources) -> Source:
     """The fixture-size source other suites use too: 200 stays, seed 7, default quirks."""
-    home = DataHome(tmp_path_factory.mktemp("synth-home"))
-    return synthesize_mimic_iv(home, stays=200, seed=7, progress=False)
+    return synthetic_sources.source("mimic-iv", 200, 7)
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,5 @@
-"""Fixtures for task tests: the catalog, the concept library, a database per task."""
+"""Fixtures for task tests: the concept library and a database per task (the shipped
+catalog is the session fixture of tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,10 @@ import pytest
 from task_rows import empty_database
 
 from m4bench.concepts.library import ConceptLibrary
-from m4bench.tasks.catalog import Catalog, Task, load_catalog
+from m4bench.tasks.catalog import Catalog, Task
 
 
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return load_catalog()
-
-
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def library() -> ConceptLibrary:
     return ConceptLibrary.load("mimic-iv")
 

@@ -13,10 +13,11 @@ from typer.testing import CliRunner
 from user_tasks import local_family, replace_in
 
 from m4bench.cli import app
+from m4bench.concepts.library import ConceptLibrary
 from m4bench.errors import M4BenchError
 from m4bench.tasks.case_errors import CasesFileError
 from m4bench.tasks.case_run import run_cases, task_cases
-from m4bench.tasks.catalog import CATALOG_ROOT, Task, load_catalog
+from m4bench.tasks.catalog import CATALOG_ROOT, Catalog, Task, load_catalog
 from m4bench.tasks.reference import empty_reference_database, run_reference
 
 MELD_CASES = "meld/mimic-meld-24h/cases.toml"
@@ -66,14 +67,17 @@ SHIPPED_CASES = [
 ]
 
 
-def test_every_task_with_cases_is_listed() -> None:
-    with_cases = {task.name for task in load_catalog().tasks if task_cases(task)}
+def test_every_task_with_cases_is_listed(catalog: Catalog) -> None:
+    with_cases = {task.name for task in catalog.tasks if task_cases(task)}
     assert with_cases == {task for task, _ in SHIPPED_CASES}
 
 
 @pytest.mark.parametrize(("task", "count"), SHIPPED_CASES)
-def test_the_shipped_cases_pass(task: str, count: int) -> None:
-    results = run_cases(load_catalog().task(task))
+def test_the_shipped_cases_pass(
+    task: str, count: int, catalog: Catalog, library: ConceptLibrary
+) -> None:
+    dataset = catalog.task(task).card.dataset
+    results = run_cases(catalog.task(task), library if dataset == "mimic-iv" else None)
     assert len(results) == count
     assert [r.problems for r in results if not r.passed] == []
 
@@ -170,15 +174,25 @@ def test_cases_that_cannot_be_checked_are_refused(
     assert str(meld_root / MELD_CASES) in caught.value.message
 
 
+@pytest.mark.heavy
+def test_the_cli_runs_every_shipped_case() -> None:
+    """``tasks test`` without names: every task's cases (each also runs above)."""
+    ok = CliRunner().invoke(app, ["tasks", "test"], env={"COLUMNS": "200"})
+    assert ok.exit_code == 0, ok.output
+    total = sum(count for _, count in SHIPPED_CASES)
+    assert f"{total} cases in {len(SHIPPED_CASES)} tasks: {total} passed, 0 failed" in ok.output
+
+
 def test_the_cli_runs_cases_and_fails_on_a_failure(
     meld_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     runner = CliRunner()
-    ok = runner.invoke(app, ["tasks", "test"], env={"COLUMNS": "200"})
+    named = ["mimic-meld-24h", "eicu-gcs"]
+    ok = runner.invoke(app, ["tasks", "test", *named], env={"COLUMNS": "200"})
     assert ok.exit_code == 0, ok.output
     assert "pass mimic-meld-24h rrt-caps-creatinine" in ok.output
-    total = sum(count for _, count in SHIPPED_CASES)
-    assert f"{total} cases in {len(SHIPPED_CASES)} tasks: {total} passed, 0 failed" in ok.output
+    total = sum(count for task, count in SHIPPED_CASES if task in named)
+    assert f"{total} cases in 2 tasks: {total} passed, 0 failed" in ok.output
     shown = runner.invoke(app, ["tasks", "show", "mimic-meld-24h"], env={"COLUMNS": "200"})
     assert "patient cases     5 (m4bench tasks test mimic-meld-24h)" in shown.output
     uncovered = runner.invoke(app, ["tasks", "test", "mimic-sofa-24h-raw"], env={"COLUMNS": "200"})

@@ -7,14 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from synthetic_sources import SyntheticSources
 from typer.testing import CliRunner
 from user_tasks import local_family, replace_in
 
 from m4bench.cli import app
-from m4bench.concepts.build import build_concepts
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
-from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
 from m4bench.tasks.catalog import TASKS_ENV
 
 runner = CliRunner()
@@ -69,11 +68,13 @@ def test_lint_passes_on_the_catalog() -> None:
     assert "28 tasks: 0 errors" in result.output
 
 
-@pytest.mark.slow
-def test_reference_writes_csv_and_parquet(tmp_path: Path) -> None:
+def test_reference_writes_csv_and_parquet(
+    tmp_path: Path, synthetic_sources: SyntheticSources
+) -> None:
     home = tmp_path / "home"
-    source = synthesize_mimic_iv(DataHome(home), stays=60, seed=3, progress=False)
-    build_concepts(source, only=["first_day_lab", "first_day_rrt"], progress=False)
+    source = synthetic_sources.copy(
+        DataHome(home), "synthetic-mimic-iv", "mimic-iv", 60, 5, concepts=True
+    )
     out = tmp_path / "meld.csv"
     args = ["reference", "mimic-meld-24h", "--home", str(home), "--out", str(out)]
     result = runner.invoke(app, args)

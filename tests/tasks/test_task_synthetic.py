@@ -5,23 +5,20 @@ vary."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 import pytest
+from synthetic_sources import SyntheticSources
 
-from m4bench.concepts.build import build_concepts
-from m4bench.home import DataHome
-from m4bench.sources.synth.eicu import synthesize_eicu
-from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
 from m4bench.tasks.catalog import Catalog, load_catalog
 from m4bench.tasks.reference import run_reference
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("tasks-synthetic")]
+pytestmark = pytest.mark.slow
 
-TASKS = [task.name for task in load_catalog().tasks if task.card.dataset == "mimic-iv"]
-EICU_TASKS = [task.name for task in load_catalog().tasks if task.card.dataset == "eicu"]
+_SHIPPED = load_catalog(extra_roots=())
+TASKS = [task.name for task in _SHIPPED.tasks if task.card.dataset == "mimic-iv"]
+EICU_TASKS = [task.name for task in _SHIPPED.tasks if task.card.dataset == "eicu"]
 
 # Output types promised by the families' contracts (docs/tasks.md, the instructions).
 TYPES: dict[str, pa.DataType] = {
@@ -115,15 +112,10 @@ COHORT = {
 
 @pytest.fixture(scope="module")
 def synthetic(
-    tmp_path_factory: pytest.TempPathFactory,
+    synthetic_sources: SyntheticSources, catalog: Catalog
 ) -> Iterator[tuple[Catalog, duckdb.DuckDBPyConnection]]:
-    home = DataHome(Path(tmp_path_factory.mktemp("home")))
-    source = synthesize_mimic_iv(home, stays=200, seed=7, progress=False)
-    catalog = load_catalog()
-    needed = sorted({dep for task in catalog.tasks for dep in task.direct_dependencies})
-    needed += ["first_day_gcs", "meld", "creatinine_baseline", "charlson", "sirs"]  # cross-checks
-    needed += ["apsiii", "oasis", "sapsii", "ventilation", "sepsis3", "suspicion_of_infection"]
-    build_concepts(source, only=needed, progress=False)
+    """The shared 200-stay MIMIC-IV source (seed 7) with every concept built."""
+    source = synthetic_sources.source("mimic-iv", 200, 7, concepts=True)
     con = source.connect(read_only=True)
     yield catalog, con
     con.close()
@@ -131,12 +123,11 @@ def synthetic(
 
 @pytest.fixture(scope="module")
 def synthetic_eicu(
-    tmp_path_factory: pytest.TempPathFactory,
+    synthetic_sources: SyntheticSources, catalog: Catalog
 ) -> Iterator[tuple[Catalog, duckdb.DuckDBPyConnection]]:
-    home = DataHome(Path(tmp_path_factory.mktemp("home")))
-    source = synthesize_eicu(home, stays=300, seed=7, progress=False)
+    source = synthetic_sources.source("eicu", 300, 7)
     con = source.connect(read_only=True)
-    yield load_catalog(), con
+    yield catalog, con
     con.close()
 
 
