@@ -353,6 +353,15 @@ def test_a_host_is_long_enough_and_as_severe_as_its_need_asks() -> None:
     assert severity[host] >= 0.6
 
 
+def test_a_need_no_stay_can_hold_is_left_out_not_forced() -> None:
+    rng = np.random.default_rng(5)
+    n = 1_000
+    short = np.full(n, 20.0)  # no stay lasts the 30 hours a first-day window needs
+    placement = place(MIMIC_NEEDS, rng, rng.beta(1.5, 3, n), short)
+    assert (placement.host_need == NO_NEED).all()
+    assert placement.unplaced == MIMIC_NEEDS
+
+
 def test_a_source_too_small_for_every_need_says_which_bins_it_lacks(
     home: DataHome, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

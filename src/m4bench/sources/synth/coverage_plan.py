@@ -4,8 +4,9 @@ Stays are split into blocks of at least :data:`BLOCK_STAYS` (a source smaller th
 that is one block). Every block engineers each need of its dataset into one of its
 stays, so the share of engineered stays is the same at every size and every seed gets
 every need. At most one stay in ten of a block is engineered (:data:`MAX_SHARE`): a
-block too small for every need takes the first ones of the file, and the source says
-which needs (and so which bins) found no room.
+block too small for every need takes the first ones of the file, a need no stay of a
+block can hold (none long enough, say) is left out of it, and the source says which
+needs (and so which bins) found no room anywhere.
 
 A need's host is one of the block's stays long enough for the need's window, picked
 among those whose latent severity lies in the need's range (else the closest), with
@@ -74,19 +75,17 @@ def place(
     n = len(severity)
     room = np.full(n, np.inf) if room_h is None else room_h
     host_need = np.full(n, NO_NEED, dtype=np.int64)
-    edges = block_edges(n)
-    placed = 0
-    for start, end in itertools.pairwise(edges):
-        fits = min(len(needs), capacity(int(end - start)))
+    for start, end in itertools.pairwise(block_edges(n)):
         key = rng.random(int(end - start))
         free = np.ones(int(end - start), dtype=bool)
-        for index, need in enumerate(needs[:fits]):
-            fits_at = _fits(need, length_h[start:end], room[start:end])
-            pick = _pick(need, severity[start:end], fits_at, key, free)
-            free[pick] = False
-            host_need[start + pick] = index
-        placed = max(placed, fits)
-    return Placement(host_need, tuple(needs[placed:]))
+        for index, need in enumerate(needs[: capacity(int(end - start))]):
+            fits = _fits(need, length_h[start:end], room[start:end]) & free
+            if fits.any():  # else no stay of the block can hold it: left out here
+                pick = _pick(need, severity[start:end], fits, key)
+                free[pick] = False
+                host_need[start + pick] = index
+    placed = set(host_need[host_need != NO_NEED].tolist())
+    return Placement(host_need, tuple(n for i, n in enumerate(needs) if i not in placed))
 
 
 def _fits(need: Need, length_h: np.ndarray, room_h: np.ndarray) -> np.ndarray:
@@ -99,28 +98,12 @@ def _fits(need: Need, length_h: np.ndarray, room_h: np.ndarray) -> np.ndarray:
     return out
 
 
-def _pick(
-    need: Need, severity: np.ndarray, fits: np.ndarray, key: np.ndarray, free: np.ndarray
-) -> int:
-    """The free stay that suits ``need`` best: fitting, severity closest to its range."""
+def _pick(need: Need, severity: np.ndarray, fits: np.ndarray, key: np.ndarray) -> int:
+    """The fitting (free) stay whose severity is closest to the need's range; then at random."""
     low, high = need.severity
     distance = np.maximum(low - severity, 0) + np.maximum(severity - high, 0)
-    # free first, then fitting, then in (or nearest to) the severity range, then at random
-    rank = np.lexsort((key, distance, ~fits, ~free))
+    rank = np.lexsort((key, distance, ~fits))
     return int(rank[0])
-
-
-def unplaced_in_chunks(needs: Sequence[Need], chunk_sizes: Sequence[int]) -> tuple[Need, ...]:
-    """The needs no block of any chunk holds (chunks are placed one by one)."""
-    room = max(
-        (capacity(int(e - s)) for size in chunk_sizes for s, e in _pairs(block_edges(size))),
-        default=0,
-    )
-    return tuple(needs[room:])
-
-
-def _pairs(edges: np.ndarray) -> list[tuple[int, int]]:
-    return [(int(a), int(b)) for a, b in itertools.pairwise(edges)]
 
 
 def coverage_parameters(needs: Sequence[Need], unplaced: Sequence[Need]) -> dict[str, str | int]:

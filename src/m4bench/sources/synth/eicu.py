@@ -55,9 +55,9 @@ from m4bench.sources.synth.core import (
     to_arrow,
 )
 from m4bench.sources.synth.coverage_needs import dataset_needs
-from m4bench.sources.synth.coverage_plan import coverage_parameters, unplaced_in_chunks
+from m4bench.sources.synth.coverage_plan import coverage_parameters
 from m4bench.sources.synth.eicu_cohort import EicuCohort, draw_cohort
-from m4bench.sources.synth.eicu_engineered import engineer_cohort
+from m4bench.sources.synth.eicu_engineered import engineer_cohort, unplaced_needs
 from m4bench.sources.synth.eicu_quirks import EicuQuirkRates
 
 REAL_STAYS = 200_859
@@ -155,7 +155,7 @@ def synthesize_eicu(
         "generator": "m4bench-synthetic-eicu",
         "generator_version": GENERATOR_VERSION,
         "quirks": rates.model_dump_json(),
-        **coverage_parameters(needs, unplaced_in_chunks(needs, _chunk_sizes(sizes.stays))),
+        **coverage_parameters(needs, unplaced_needs(seed, _chunk_sizes(sizes.stays), rates)),
     }
     with staged_source(home, name, force) as stage:
         layout = SourceLayout(stage.staging)

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import zlib
+from collections.abc import Sequence
 
 import numpy as np
 
 from m4bench.sources.synth.core import stream_rng
-from m4bench.sources.synth.coverage_needs import dataset_needs
+from m4bench.sources.synth.coverage_needs import Need, dataset_needs
 from m4bench.sources.synth.coverage_plan import place
-from m4bench.sources.synth.eicu_cohort import EicuCohort
+from m4bench.sources.synth.eicu_cohort import EicuCohort, draw_cohort
+from m4bench.sources.synth.eicu_quirks import EicuQuirkRates
 from m4bench.sources.synth.shaping import Targets
 
 COVERAGE_STREAM = zlib.crc32(b"eicu_crd.coverage")
@@ -39,3 +41,14 @@ def engineer_cohort(seed: int, cohort: EicuCohort) -> EicuCohort:
     return dataclasses.replace(
         cohort, age_years=age_years, age_text=age_text, targets=Targets.of(at.tolist(), hosted)
     )
+
+
+def unplaced_needs(seed: int, chunks: Sequence[int], quirks: EicuQuirkRates) -> tuple[Need, ...]:
+    """The needs no chunk of these sizes places (each chunk's cohort is drawn again)."""
+    placed: set[str] = set()
+    start = 0
+    for chunk, n in enumerate(chunks):
+        cohort = engineer_cohort(seed, draw_cohort(seed, chunk, start, n, quirks))
+        placed |= {need.name for need in cohort.targets.needs.values()}
+        start += n
+    return tuple(n for n in dataset_needs("eicu") if n.name not in placed)

@@ -34,11 +34,7 @@ from m4bench.sources.synth.core import (
     stream_rng,
 )
 from m4bench.sources.synth.coverage_needs import dataset_needs
-from m4bench.sources.synth.coverage_plan import (
-    Placement,
-    coverage_parameters,
-    unplaced_in_chunks,
-)
+from m4bench.sources.synth.coverage_plan import Placement, coverage_parameters
 from m4bench.sources.synth.mimic_chartevents import chartevents_chunk
 from m4bench.sources.synth.mimic_cohort import (
     DEFAULT_STAYS,
@@ -353,7 +349,6 @@ def synthesize_mimic_iv(
     )
     check_free_space(home, sizes, BYTES_PER_STAY, "MIMIC-IV")
     quirks = quirks or QuirkRates()
-    needs = dataset_needs("mimic-iv")
     with staged_source(home, name, force) as stage:
         layout = SourceLayout(stage.staging)
         manifest = SourceManifest(
@@ -369,7 +364,6 @@ def synthesize_mimic_iv(
                 "stays": sizes.stays,
                 "scale": round(sizes.scale, 6),
                 "quirks": quirks.model_dump_json(),
-                **coverage_parameters(needs, unplaced_in_chunks(needs, [sizes.stays])),
             },
         )
         _build(seed, sizes.stays, quirks, layout, manifest, progress, workers)
@@ -402,7 +396,9 @@ def _build_chunks(
     show: bool,
     workers: int,
 ) -> None:
-    cohort, conditions, _ = _context(seed, n_stays, quirks)
+    cohort, conditions, placement = _context(seed, n_stays, quirks)
+    needs = dataset_needs("mimic-iv")
+    manifest.parameters.update(coverage_parameters(needs, placement.unplaced))
     acute = np.zeros((len(cohort.admissions), 3), dtype=bool)
     n_chunks = -(-len(cohort.stays) // CHUNK_STAYS)
     n_ward = -(-int((~cohort.admissions.is_icu).sum()) // CHUNK_ADMISSIONS)
