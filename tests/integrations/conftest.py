@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import pytest
 from integration_home import RAW_TASK, SOURCE, TASK
+from synthetic_sources import SyntheticSources
 
 from m4bench.home import DataHome
 from m4bench.provision.provisioner import setup
-from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
 
 
 @pytest.fixture(scope="session")
-def small_home(tmp_path_factory: pytest.TempPathFactory) -> DataHome:
+def small_home(
+    tmp_path_factory: pytest.TempPathFactory, synthetic_sources: SyntheticSources
+) -> DataHome:
+    """A home of the worker's own: a copy of the shared 40-stay source (seed 3)."""
     home = DataHome(tmp_path_factory.mktemp("integrations-home"))
-    synthesize_mimic_iv(home, SOURCE, stays=40, seed=3, progress=False)
+    synthetic_sources.copy(home, SOURCE, "mimic-iv", 40, 3)
     setup(home, SOURCE, [TASK, RAW_TASK], "native", progress=False)
     return home

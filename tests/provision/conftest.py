@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from provision_helpers import SOURCE, Provisioned
+from sweeps import sweep_sample
 from synthetic_sources import SyntheticSources, locked, run_folder
 
 from m4bench.home import DataHome
@@ -46,8 +47,9 @@ def provisioned(shared_root: Path, synthetic_sources: SyntheticSources) -> Provi
 def perturbed(
     provisioned: Provisioned, catalog: Catalog, shared_root: Path
 ) -> list[EquivalenceResult]:
-    """Both perturbed schemas built, every MIMIC-IV reference checked on them."""
-    tasks = [t for t in catalog.tasks if t.card.dataset == "mimic-iv"]
+    """Both perturbed schemas built, the fixed sample of MIMIC-IV tasks (sweeps.py) checked
+    on them; every reference in the heavy tier (test_perturbations)."""
+    tasks = sweep_sample([t for t in catalog.tasks if t.card.dataset == "mimic-iv"])
     with locked(shared_root / "perturbed.lock"):
         return equivalence_checks(
             provisioned.home, provisioned.source, tasks, "native", progress=False
