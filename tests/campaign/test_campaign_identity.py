@@ -4,7 +4,7 @@ campaign's record of a run sit under the same name."""
 from __future__ import annotations
 
 from m4bench.campaign import PlanOptions, load_profile, plan_campaign
-from m4bench.campaign.runner_bridge import dataset_of, spec_for
+from m4bench.campaign.runner_bridge import spec_for
 
 
 def test_campaign_and_runner_ids_agree() -> None:
@@ -14,9 +14,3 @@ def test_campaign_and_runner_ids_agree() -> None:
             assert spec.run_id == run.run_id
             assert spec.key == run.cell.key
             assert spec.cell() == run.cell
-
-
-def test_task_names_say_their_dataset() -> None:
-    run = plan_campaign(load_profile("paper-controls"))[0]
-    assert dataset_of(run.cell.task) == "eicu"
-    assert dataset_of("mimic-sofa-24h") == "mimic-iv"

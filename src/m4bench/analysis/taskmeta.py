@@ -1,7 +1,7 @@
 """Task metadata the analysis groups by: family, mode, database, dependency depth.
 
-Taken from the task catalog when it lists the task, else from the built-in table of
-the 28 benchmark tasks, else derived from the task name.
+Taken from the task catalog when it lists the task (its card), else from the built-in
+table of the 28 benchmark tasks, else derived from the task name.
 
 Dependency depth is the length of the longest chain of concepts under a task,
 counting the task's own reference query: 1 when the reference reads only source
@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
+
+from m4bench.sources.datasets import dataset_named_by
 
 
 class TaskMeta(BaseModel):
@@ -85,7 +87,11 @@ _EICU_TASKS = frozenset({"eicu-gcs", "eicu-oasis"})
 
 
 def _database(task: str) -> str:
-    return "eicu" if task.startswith("eicu-") else "mimic-iv"
+    """The built-in table's dataset; for a task in neither table nor catalog (no card to
+    read), the dataset its name's prefix stands for, "unknown" when none does."""
+    if task in _BUILTIN_FAMILY:
+        return "eicu" if task in _EICU_TASKS else "mimic-iv"
+    return dataset_named_by(task) or "unknown"
 
 
 def _mode(task: str) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from m4bench.campaign.runner_bridge import dataset_of, spec_for
+from m4bench.campaign.runner_bridge import spec_for
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
 from m4bench.results.campaign_files import PlannedRun
@@ -90,7 +90,7 @@ def check_inputs(runs: Sequence[PlannedRun], catalog: Catalog, inputs: CampaignI
     check_sandbox(inputs.sandbox)
     if not inputs.local:
         return
-    read = {dataset_of(run.cell.task) for run in runs}
+    read = {catalog.task(run.cell.task).card.dataset for run in runs}
     for dataset in sorted(read | inputs.named):
         check_campaign_source(inputs.home, dataset, inputs.sources[dataset], dataset in read)
     options = RunOptions(

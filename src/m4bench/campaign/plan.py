@@ -12,10 +12,17 @@ from dataclasses import dataclass
 
 from m4bench.campaign.priors import DurationPriors, shipped_priors
 from m4bench.campaign.profile import Block, Profile
-from m4bench.campaign.selection import TaskFacts, TaskSelector, select_tasks, unknown_tasks
+from m4bench.campaign.selection import (
+    TaskFacts,
+    TaskSelector,
+    facts_from_catalog,
+    select_tasks,
+    unknown_tasks,
+)
 from m4bench.errors import M4BenchError
 from m4bench.results.campaign_files import PlannedRun
 from m4bench.results.identity import Cell
+from m4bench.sources.datasets import PERTURBED_DATASETS, dataset_facts
 from m4bench.wording import close_names
 
 
@@ -54,6 +61,7 @@ def plan_campaign(
             )
     if catalog is not None and options.strict:
         check_named_tasks(profile, catalog)
+    _check_schemas(profile, catalog)
     priors = profile.priors or shipped_priors()
     runs: dict[str, PlannedRun] = {}
     for agent in agents:
@@ -89,7 +97,6 @@ def _block_runs(
         models = block.models
     trials = options.trials or block.trials or profile.trials
     tasks = block_tasks(block, catalog)
-    _check_schemas(block, tasks)
     runs: list[PlannedRun] = []
     for task in tasks:
         for condition in block.conditions:
@@ -117,16 +124,25 @@ def _block_runs(
     return runs
 
 
-def _check_schemas(block: Block, tasks: list[str]) -> None:
-    """Perturbed schemas exist for MIMIC-IV only."""
-    perturbed = [schema for schema in block.schemas if schema != "native"]
-    eicu = [task for task in tasks if task.startswith("eicu-")]
-    if perturbed and eicu:
-        raise M4BenchError(
-            f"block {block.name!r}: schemas {perturbed} do not exist for eICU tasks "
-            f"({', '.join(eicu)})",
-            hint='give eICU tasks their own block with schemas = ["native"]',
-        )
+def _check_schemas(profile: Profile, catalog: Sequence[TaskFacts] | None) -> None:
+    """Perturbed schemas exist only for the datasets that have them. A task's dataset is
+    its card's: a plan given no catalog reads the task catalog's cards for this check."""
+    blocks = [b for b in profile.blocks if any(s != "native" for s in b.schemas)]
+    if not blocks:
+        return
+    facts = facts_from_catalog() if catalog is None else catalog
+    datasets = {fact.name: fact.database for fact in facts}
+    for block in blocks:
+        perturbed = [schema for schema in block.schemas if schema != "native"]
+        tasks = block_tasks(block, facts)
+        native_only = [t for t in tasks if t in datasets and datasets[t] not in PERTURBED_DATASETS]
+        if native_only:
+            labels = sorted({dataset_facts(datasets[t]).label for t in native_only})
+            raise M4BenchError(
+                f"block {block.name!r}: schemas {perturbed} do not exist for "
+                f"{' or '.join(labels)} tasks ({', '.join(native_only)})",
+                hint='give those tasks their own block with schemas = ["native"]',
+            )
 
 
 def check_named_tasks(

@@ -69,7 +69,7 @@ class RunnerRunFn:
         if finished is not None:
             return finished
         home = DataHome.from_env(self.home)
-        source = self.sources[dataset_of(run.cell.task)]
+        source = self.sources[self.catalog.task(run.cell.task).card.dataset]
         record = execute_run(
             spec_for(run),
             home=home,
@@ -93,11 +93,6 @@ class RunnerRunFn:
 
 def spec_for(run: PlannedRun) -> RunSpec:
     return spec_of(run.cell, run.trial)
-
-
-def dataset_of(task: str) -> str:
-    """Task names start with their dataset's prefix (``mimic-``, ``eicu-``)."""
-    return "eicu" if task.startswith("eicu-") else "mimic-iv"
 
 
 def _finished_earlier(folder: CampaignFolder, run_id: str) -> ResultRecord | None:

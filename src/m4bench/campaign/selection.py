@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from m4bench.errors import M4BenchError
+from m4bench.sources.datasets import Dataset
 
 if TYPE_CHECKING:
     from m4bench.tasks.catalog import Catalog
@@ -36,7 +37,7 @@ class TaskSelector(BaseModel):
 
     family: list[str] | None = None
     mode: Literal["standard", "raw"] | None = None
-    database: Literal["mimic-iv", "eicu"] | None = None
+    database: Dataset | None = None
     sentinel: bool | None = None
     min_depth: int | None = Field(None, ge=1)
     max_depth: int | None = Field(None, ge=1)

@@ -14,11 +14,12 @@ from m4bench.concepts.build import BuildEvent, build_concepts
 from m4bench.concepts.docs import write_docs
 from m4bench.concepts.graph import layers, to_dot
 from m4bench.concepts.library import ConceptLibrary
+from m4bench.sources.datasets import DEFAULT_SOURCES
 from m4bench.sources.layout import load_source
 
 app = typer.Typer(help="The derived concept library (mimiciv_derived).", no_args_is_help=True)
 
-DEFAULT_SOURCE = "synthetic-mimic-iv"
+DEFAULT_SOURCE = DEFAULT_SOURCES["mimic-iv"]
 
 
 @app.command("list")

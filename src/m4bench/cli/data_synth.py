@@ -13,8 +13,8 @@ import typer
 from rich.console import Console
 
 from m4bench.cli.common import HomeOption, make_console, resolve_home
+from m4bench.sources.datasets import Dataset
 from m4bench.sources.layout import Source
-from m4bench.sources.synth.coverage_needs import Dataset
 from m4bench.sources.synth.coverage_plan import coverage_note
 from m4bench.sources.synth.mimic_iv import DEFAULT_NAME, synthesize_mimic_iv
 

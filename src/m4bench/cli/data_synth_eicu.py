@@ -15,9 +15,10 @@ from m4bench.cli.data_synth import (
     SeedOption,
     report_coverage,
 )
+from m4bench.sources.datasets import DEFAULT_SOURCES
 from m4bench.sources.synth.eicu import synthesize_eicu
 
-DEFAULT_NAME = "synthetic-eicu"
+DEFAULT_NAME = DEFAULT_SOURCES["eicu"]
 
 
 def eicu_command(

@@ -20,8 +20,9 @@ from sqlglot.errors import ParseError
 from m4bench.concepts.graph import topological_order, transitive_closure
 from m4bench.errors import M4BenchError
 from m4bench.fileio import sha256_text
+from m4bench.sources.datasets import derived_schema
 
-DERIVED_SCHEMA = "mimiciv_derived"
+DERIVED_SCHEMA = derived_schema("mimic-iv")  # the one library: MIMIC-IV's
 SQL_ROOT = Path(__file__).parent / "sql"
 CATEGORIES = (
     "demographics",

@@ -41,8 +41,8 @@ from m4bench.provision.layout import ground_truth_dir, reference_key
 from m4bench.provision.tie_scenarios import ScenarioDatabases, task_tie_files, task_ties
 from m4bench.scoring.alternatives_file import alternatives_path
 from m4bench.scoring.truth_facts import TruthFacts, measure_truth, with_facts
+from m4bench.sources.datasets import DERIVED_SCHEMAS
 from m4bench.sources.layout import Source
-from m4bench.tasks.card import DERIVED_SCHEMA
 from m4bench.tasks.catalog import Task, load_catalog
 from m4bench.tasks.reference import repeated_key_problem, run_reference
 
@@ -248,7 +248,7 @@ def tie_alternatives(
 
 def _library(task: Task) -> ConceptLibrary | None:
     dataset = task.card.dataset
-    return ConceptLibrary.load(dataset) if DERIVED_SCHEMA[dataset] else None
+    return ConceptLibrary.load(dataset) if DERIVED_SCHEMAS[dataset] else None
 
 
 def refuse_repeated_keys(task: Task, table: pa.Table) -> None:

@@ -24,12 +24,11 @@ from typing import Literal
 
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
+from m4bench.sources.datasets import PERTURBED_DATASETS
 
 SchemaVariant = Literal["native", "obfuscated", "restructured"]
 PerturbedVariant = Literal["obfuscated", "restructured"]
 SCHEMA_VARIANTS: tuple[SchemaVariant, ...] = ("native", "obfuscated", "restructured")
-PERTURBED_DATASETS: tuple[str, ...] = ("mimic-iv",)
-"""The datasets whose sources get perturbed schemas: eICU tasks run on the native one."""
 
 # The directory, relative to the agent's working directory, that every view reads from.
 DATA_DIR = "m4data"

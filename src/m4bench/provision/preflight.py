@@ -17,7 +17,7 @@ from m4bench.home import DataHome
 from m4bench.provision.agent_catalog import card_sha256, load_catalog_manifest
 from m4bench.provision.equivalence import load_mapping
 from m4bench.provision.ground_truth import ground_truth_path, representatives, stale_reason
-from m4bench.provision.layout import PERTURBED_DATASETS, SchemaVariant, task_catalog_paths
+from m4bench.provision.layout import SchemaVariant, task_catalog_paths
 from m4bench.provision.leaks import leaked_in_bytes, leaked_in_views, read_listing
 from m4bench.provision.perturb import perturbed_view
 from m4bench.provision.relations import (
@@ -26,6 +26,7 @@ from m4bench.provision.relations import (
     dropped_relations,
     native_view,
 )
+from m4bench.sources.datasets import PERTURBED_DATASETS
 from m4bench.sources.layout import Source
 from m4bench.tasks.catalog import Task
 

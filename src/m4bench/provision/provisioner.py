@@ -37,7 +37,6 @@ from m4bench.provision.ground_truth import (
 )
 from m4bench.provision.layout import (
     DICTIONARY_FILE,
-    PERTURBED_DATASETS,
     PerturbedVariant,
     SchemaVariant,
     check_schema_exists,
@@ -58,9 +57,9 @@ from m4bench.provision.progress import progress_bar
 from m4bench.provision.relations import SchemaView, absent_drop_tables, native_view
 from m4bench.provision.setup_lock import setup_lock
 from m4bench.provision.tie_scenarios import ScenarioDatabases
+from m4bench.sources.datasets import DERIVED_SCHEMAS, PERTURBED_DATASETS
 from m4bench.sources.defaults import check_same_dataset
 from m4bench.sources.layout import Source, load_source
-from m4bench.tasks.card import DERIVED_SCHEMA
 from m4bench.tasks.catalog import Task, load_catalog
 from m4bench.tasks.drop_tables_lint import known_tables, names_no_table
 
@@ -205,7 +204,7 @@ def refuse_absent_drop_tables(source: Source, tasks: Sequence[Task]) -> None:
 
 def _concept_names(dataset: str) -> list[str]:
     """The concept library's names for ``dataset`` (none where it has no library)."""
-    return sorted(ConceptLibrary.load(dataset).concepts) if DERIVED_SCHEMA[dataset] else []
+    return sorted(ConceptLibrary.load(dataset).concepts) if DERIVED_SCHEMAS[dataset] else []
 
 
 def equivalence_checks(
@@ -250,7 +249,7 @@ def _build_truths(
 ) -> None:
     chosen = representatives(tasks)
     dataset = source.manifest.dataset
-    library = ConceptLibrary.load(dataset) if DERIVED_SCHEMA[dataset] else None
+    library = ConceptLibrary.load(dataset) if DERIVED_SCHEMAS[dataset] else None
     # Concepts rebuilt under another tie order are shared by every reference reading them.
     scratch = ground_truth_dir(home, source.name)
     with (

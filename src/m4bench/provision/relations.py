@@ -9,8 +9,9 @@ from pathlib import Path
 
 from m4bench.concepts.build import derived_tables, read_build_manifest
 from m4bench.provision.layout import DATA_DIR, SchemaVariant
+from m4bench.sources.datasets import DERIVED_SCHEMAS
 from m4bench.sources.layout import Source
-from m4bench.tasks.card import DERIVED_SCHEMA, TaskCard
+from m4bench.tasks.card import TaskCard
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ def native_view(source: Source) -> SchemaView:
     return SchemaView(
         variant="native",
         files=files,
-        derived_schema=DERIVED_SCHEMA[source.manifest.dataset],
+        derived_schema=DERIVED_SCHEMAS[source.manifest.dataset],
         fingerprint=data_fingerprint(source),
     )
 

@@ -26,8 +26,8 @@ from m4bench.concepts.library import DERIVED_SCHEMA, ConceptLibrary, concept_fil
 from m4bench.concepts.ties import DeclaredTie, TieOrder, apply_orders, load_ties, ties_path
 from m4bench.errors import M4BenchError
 from m4bench.provision.layout import TIE_SCRATCH_PREFIX
+from m4bench.sources.datasets import DERIVED_SCHEMAS
 from m4bench.sources.layout import Source
-from m4bench.tasks.card import DERIVED_SCHEMA as DERIVED_SCHEMA_OF
 from m4bench.tasks.catalog import Task
 from m4bench.tasks.reference import ordered_query, output_columns, reference_failure
 
@@ -62,7 +62,7 @@ def task_tie_files(task: Task) -> list[tuple[str, Path]]:
     """``(owner, ties file)`` of every declaration ``task``'s answer could depend on,
     found without parsing the concept library (for staleness checks)."""
     files: list[tuple[str, Path]] = []
-    if DERIVED_SCHEMA_OF.get(task.card.dataset):
+    if DERIVED_SCHEMAS.get(task.card.dataset):
         paths = concept_files(task.card.dataset)
         files = [(name, ties_path(paths[name])) for name in task.depends_on if name in paths]
     files.append((reference_owner(task), ties_path(task.reference_path)))

@@ -1,17 +1,11 @@
 """The source each dataset is read from when a command names none, and the check that
-a task and a source are of the same dataset."""
+a task and a source are of the same dataset (the facts live in :mod:`.datasets`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
-from typing import Final
-
 from m4bench.errors import M4BenchError
-
-DEFAULT_SOURCES: Final[Mapping[str, str]] = MappingProxyType(
-    {"mimic-iv": "synthetic-mimic-iv", "eicu": "synthetic-eicu"}
-)
+from m4bench.sources.datasets import DATASET_NAMES
+from m4bench.sources.datasets import DEFAULT_SOURCES as DEFAULT_SOURCES
 
 
 def default_source(dataset: str) -> str:
@@ -21,7 +15,7 @@ def default_source(dataset: str) -> str:
     except KeyError:
         raise M4BenchError(
             f"no default source for dataset {dataset!r}",
-            hint=f"known datasets: {', '.join(DEFAULT_SOURCES)}",
+            hint=f"known datasets: {', '.join(DATASET_NAMES)}",
         ) from None
 
 

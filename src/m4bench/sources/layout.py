@@ -25,11 +25,11 @@ from m4bench import __version__
 from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_path, read_model, sha256_file, write_model
 from m4bench.home import DataHome
+from m4bench.sources.datasets import Dataset
 from m4bench.sql import create_parquet_views, quote_literal
 
 MANIFEST_VERSION = 1
 SourceKind = Literal["synthetic", "ingested", "attached-m4"]
-Dataset = Literal["mimic-iv", "eicu"]
 
 
 class FileEntry(BaseModel):

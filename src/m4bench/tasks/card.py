@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from m4bench.errors import M4BenchError
 from m4bench.fileio import read_user_text, toml_syntax_error
+from m4bench.sources.datasets import DERIVED_SCHEMAS, TASK_PREFIXES, Dataset
 from m4bench.tasks.evaluation import EvaluationSpec
 
 CARD_FORMAT_VERSION: Literal[1] = 1
@@ -24,14 +25,7 @@ CARD_FILE = "task.toml"
 
 Difficulty = Literal["easy", "medium", "hard", "expert"]
 Mode = Literal["standard", "raw"]
-Database = Literal["mimic-iv", "eicu"]
-
-NAME_PREFIX: dict[str, str] = {"mimic-iv": "mimic-", "eicu": "eicu-"}
-DERIVED_SCHEMA: dict[str, str | None] = {"mimic-iv": "mimiciv_derived", "eicu": None}
-SOURCE_SCHEMAS: dict[str, tuple[str, ...]] = {
-    "mimic-iv": ("mimiciv_hosp", "mimiciv_icu"),
-    "eicu": ("eicu_crd",),
-}
+Database = Dataset  # the card's [metadata] database: one of the datasets
 
 
 class _Section(BaseModel):
@@ -115,7 +109,7 @@ class TaskCard(_Section):
         """What the agent's database lacks: the listed tables, plus every derived table
         (``derived_tables``, qualified) for a raw task on a dataset with a derived schema."""
         dropped = set(self.database.drop_tables)
-        if self.mode == "raw" and DERIVED_SCHEMA[self.dataset] is not None:
+        if self.mode == "raw" and DERIVED_SCHEMAS[self.dataset] is not None:
             dropped.update(derived_tables)
         return sorted(dropped)
 
@@ -124,10 +118,10 @@ def name_rule_problems(name: str, dataset: str, mode: str) -> list[str]:
     """What breaks the naming rules in a task name: the database prefix, and the -raw
     suffix that raw tasks, and only they, carry (datasets with derived tables only)."""
     problems = []
-    prefix = NAME_PREFIX[dataset]
+    prefix = TASK_PREFIXES[dataset]
     if not name.startswith(prefix):
         problems.append(f"a {dataset} task name starts with {prefix!r}")
-    if DERIVED_SCHEMA[dataset] and (mode == "raw") != name.endswith("-raw"):
+    if DERIVED_SCHEMAS[dataset] and (mode == "raw") != name.endswith("-raw"):
         problems.append("raw tasks, and only they, end with '-raw'")
     return problems
 

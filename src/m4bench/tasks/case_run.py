@@ -20,8 +20,8 @@ import duckdb
 from m4bench.concepts.library import ConceptLibrary
 from m4bench.concepts.materialize import materialize
 from m4bench.errors import M4BenchError
+from m4bench.sources.datasets import DERIVED_SCHEMAS
 from m4bench.sql import quote_ident
-from m4bench.tasks.card import DERIVED_SCHEMA
 from m4bench.tasks.cases import Case, CaseRows, load_cases, sql_value
 from m4bench.tasks.catalog import Task
 from m4bench.tasks.evaluation import ColumnTolerance
@@ -72,7 +72,7 @@ def run_cases(task: Task, library: ConceptLibrary | None = None) -> list[CaseRes
     does not load or the reference does not run whatever the rows."""
     try:
         cases = task_cases(task)
-        if cases and library is None and DERIVED_SCHEMA[task.card.dataset]:
+        if cases and library is None and DERIVED_SCHEMAS[task.card.dataset]:
             library = ConceptLibrary.load(task.card.dataset)
     except M4BenchError as exc:
         return [task_error(task, exc.message)]
@@ -91,7 +91,7 @@ def run_task_cases(tasks: Iterable[Task]) -> Iterator[CaseResult]:
     for task in tasks:
         dataset = task.card.dataset
         if dataset not in libraries:
-            libraries[dataset] = ConceptLibrary.load(dataset) if DERIVED_SCHEMA[dataset] else None
+            libraries[dataset] = ConceptLibrary.load(dataset) if DERIVED_SCHEMAS[dataset] else None
         yield from run_cases(task, libraries[dataset])
 
 

@@ -23,7 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from m4bench.concepts.library import ConceptLibrary
 from m4bench.errors import M4BenchError
 from m4bench.fileio import read_user_text
-from m4bench.tasks.card import CARD_FILE, DERIVED_SCHEMA, TaskCard, load_card
+from m4bench.sources.datasets import DERIVED_SCHEMAS
+from m4bench.tasks.card import CARD_FILE, TaskCard, load_card
 from m4bench.tasks.reference import derived_tables_read
 from m4bench.tasks.skills import SKILL_FILE, Skill, parse_skill
 from m4bench.wording import close_names
@@ -179,7 +180,7 @@ class Task:
     @cached_property
     def direct_dependencies(self) -> list[str]:
         """Derived concepts the reference SQL reads by name."""
-        schema = DERIVED_SCHEMA[self.card.dataset]
+        schema = DERIVED_SCHEMAS[self.card.dataset]
         if schema is None:
             return []
         return sorted(derived_tables_read(self.reference_sql, schema, str(self.reference_path)))

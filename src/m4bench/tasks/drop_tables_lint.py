@@ -11,8 +11,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator, Sequence
 
+from m4bench.sources.datasets import DERIVED_SCHEMAS
 from m4bench.sources.schema import dataset_schema
-from m4bench.tasks.card import DERIVED_SCHEMA, line_of
+from m4bench.tasks.card import line_of
 from m4bench.tasks.catalog import Task
 from m4bench.tasks.finding import Finding
 
@@ -25,7 +26,7 @@ def known_tables(dataset: str, derived: Sequence[str] | None) -> dict[str, set[s
     tables: dict[str, set[str]] = {}
     for table in dataset_schema(dataset).tables:
         tables.setdefault(table.schema_name, set()).add(table.name)
-    schema = DERIVED_SCHEMA[dataset]
+    schema = DERIVED_SCHEMAS[dataset]
     if schema is not None:
         tables[schema] = set(derived or ())
     return tables
@@ -50,7 +51,7 @@ def drop_table_findings(task: Task, derived: Sequence[str] | None) -> Iterator[F
     card, path = task.card, task.card_path
     text = path.read_text(encoding="utf-8")
     tables = known_tables(card.dataset, derived)
-    derived_schema = DERIVED_SCHEMA[card.dataset]
+    derived_schema = DERIVED_SCHEMAS[card.dataset]
     for name in card.database.drop_tables:
         if not names_no_table(name, tables):
             continue

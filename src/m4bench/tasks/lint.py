@@ -16,9 +16,9 @@ from pathlib import Path
 from m4bench.concepts.library import ConceptLibrary
 from m4bench.errors import M4BenchError
 from m4bench.fileio import read_user_text
+from m4bench.sources.datasets import DERIVED_SCHEMAS
 from m4bench.tasks.card import (
     CARD_FILE,
-    DERIVED_SCHEMA,
     line_of,
     load_card,
     name_rule_problems,
@@ -354,7 +354,7 @@ def _skill_rules(task: Task, derived: list[str]) -> Iterator[Finding]:
         )
         for stray in extra:
             yield Finding("skill-present", stray, 1, "skills folders hold only SKILL.md")
-    schema = DERIVED_SCHEMA[task.card.dataset]
+    schema = DERIVED_SCHEMAS[task.card.dataset]
     qualified = [f"{schema}.{n}" for n in derived] if schema else []
     unavailable = {n.split(".", 1)[1] for n in task.card.effective_drop_tables(qualified)}
     for path in task.skill_paths.values():

@@ -27,8 +27,8 @@ from m4bench.home import DataHome
 from m4bench.provision.ground_truth import GroundTruthResult, build_ground_truth, task_key
 from m4bench.provision.tie_scenarios import ScenarioDatabases
 from m4bench.scoring import Score, Scorer
+from m4bench.sources.datasets import DERIVED_SCHEMAS
 from m4bench.sources.layout import Source
-from m4bench.tasks.card import DERIVED_SCHEMA
 from m4bench.tasks.catalog import Catalog, Task, load_catalog
 from m4bench.tasks.mutants import Mutant, exempt_columns, task_mutants
 from m4bench.tasks.reference import ordered_query, output_columns
@@ -81,7 +81,7 @@ def audit(
     results: list[TaskAudit] = []
     coverage: list[BinCoverage] = []
     dataset = source.manifest.dataset
-    library = ConceptLibrary.load(dataset) if DERIVED_SCHEMA[dataset] else None
+    library = ConceptLibrary.load(dataset) if DERIVED_SCHEMAS[dataset] else None
     con = source.connect(read_only=True)
     con.execute("SET enable_progress_bar = false")
     try:

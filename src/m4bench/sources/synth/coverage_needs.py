@@ -34,9 +34,9 @@ from pydantic import (
 )
 
 from m4bench.errors import M4BenchError
+from m4bench.sources.datasets import Dataset
 
 NEEDS_FILE = "coverage_needs.toml"
-Dataset = Literal["mimic-iv", "eicu"]
 
 # signals a band can shape, per dataset, with what each one is
 MIMIC_SIGNALS = {

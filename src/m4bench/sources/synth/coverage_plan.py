@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from m4bench.sources.synth.coverage_needs import Dataset, Need, dataset_needs
+from m4bench.sources.datasets import DATASETS, Dataset
+from m4bench.sources.synth.coverage_needs import Need, dataset_needs
 
 BLOCK_STAYS = 1_000
 MAX_SHARE = 0.1  # at most one stay in ten of a block is engineered
@@ -120,7 +121,7 @@ def unplaced_note(dataset: str, stays: int, needs: Sequence[Need], unplaced: Seq
         return ""
     placed = {b for need in needs if need not in unplaced for b in need.bins}
     bins = sorted({b for need in unplaced for b in need.bins} - placed)
-    label = {"mimic-iv": "MIMIC-IV", "eicu": "eICU-CRD"}.get(dataset, dataset)
+    label = DATASETS[dataset].label if dataset in DATASETS else dataset
     return (
         f"{stays:,} stays engineer {len(needs) - len(unplaced)} of the {len(needs)} rare "
         f"{label} states (at most one stay in ten; all fit from {minimum_stays(needs):,} "

@@ -19,6 +19,7 @@ from rich.progress import Progress
 
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
+from m4bench.sources.datasets import DEFAULT_SOURCES
 from m4bench.sources.layout import (
     Source,
     SourceLayout,
@@ -119,7 +120,7 @@ def id_column(table: Table) -> str | None:
 
 def synthesize_eicu(
     home: DataHome,
-    name: str = "synthetic-eicu",
+    name: str = DEFAULT_SOURCES["eicu"],
     *,
     stays: int | None = None,
     scale: float | None = None,

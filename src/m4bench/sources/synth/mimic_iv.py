@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from m4bench.fileio import read_model
 from m4bench.home import DataHome
+from m4bench.sources.datasets import DEFAULT_SOURCES
 from m4bench.sources.layout import Source, SourceLayout, SourceManifest, record_table, write_catalog
 from m4bench.sources.schema.mimic_iv import MIMIC_IV
 from m4bench.sources.synth import mimic_admin, mimic_codes
@@ -74,7 +75,7 @@ CHUNK_STAYS = 200
 CHUNK_ADMISSIONS = 4_000
 # Parquet bytes per ICU stay, measured: 115 kB at 1,000 stays, 113 kB at 3,000.
 BYTES_PER_STAY = 116_000
-DEFAULT_NAME = "synthetic-mimic-iv"
+DEFAULT_NAME = DEFAULT_SOURCES["mimic-iv"]
 _CHUNK_STREAMS = {
     "chart": 10,
     "labs": 11,
