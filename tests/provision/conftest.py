@@ -11,14 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from provision_helpers import SOURCE, Provisioned
+from provision_helpers import SOURCE, Provisioned, checked_equivalence
 from sweeps import sweep_sample
 from synthetic_sources import SyntheticSources, locked, run_folder
 
 from m4bench.home import DataHome
 from m4bench.provision.equivalence import EquivalenceResult
 from m4bench.provision.layout import perturbed_root
-from m4bench.provision.provisioner import equivalence_checks, setup
+from m4bench.provision.provisioner import setup
 from m4bench.sources.layout import load_source
 from m4bench.tasks.catalog import Catalog
 
@@ -44,13 +44,8 @@ def provisioned(shared_root: Path, synthetic_sources: SyntheticSources) -> Provi
 
 
 @pytest.fixture(scope="session")
-def perturbed(
-    provisioned: Provisioned, catalog: Catalog, shared_root: Path
-) -> list[EquivalenceResult]:
+def perturbed(provisioned: Provisioned, catalog: Catalog) -> list[EquivalenceResult]:
     """Both perturbed schemas built, the fixed sample of MIMIC-IV tasks (sweeps.py) checked
     on them; every reference in the heavy tier (test_perturbations)."""
     tasks = sweep_sample([t for t in catalog.tasks if t.card.dataset == "mimic-iv"])
-    with locked(shared_root / "perturbed.lock"):
-        return equivalence_checks(
-            provisioned.home, provisioned.source, tasks, "native", progress=False
-        )
+    return checked_equivalence(provisioned, tasks)

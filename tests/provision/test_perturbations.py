@@ -7,9 +7,8 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 import pytest
-from provision_helpers import SOURCE, Provisioned, mimic_tasks
+from provision_helpers import SOURCE, Provisioned, checked_equivalence, mimic_tasks
 from sweeps import SWEEP, swept
-from synthetic_sources import locked
 
 from m4bench.home import DataHome
 from m4bench.provision.equivalence import (
@@ -31,7 +30,7 @@ from m4bench.provision.perturb import (
     perturbed_view,
 )
 from m4bench.provision.preflight import check_agent_catalog
-from m4bench.provision.provisioner import equivalence_checks, setup
+from m4bench.provision.provisioner import setup
 from m4bench.provision.relations import SchemaView, native_view
 from m4bench.provision.rewrite import transform_sql
 from m4bench.sources.schema import create_empty_tables, dataset_schema
@@ -57,16 +56,11 @@ def test_equivalence_holds_for_every_mimic_reference(
     perturbed: list[EquivalenceResult],
     provisioned: Provisioned,
     catalog: Catalog,
-    shared_root: Path,
     every: bool,
 ) -> None:
     """The sample the ``perturbed`` fixture checked; every reference in the heavy tier."""
     tasks = swept([catalog.task(n) for n in mimic_tasks(catalog)], every)
-    results = perturbed
-    if every:
-        with locked(shared_root / "perturbed.lock"):
-            home, source = provisioned.home, provisioned.source
-            results = equivalence_checks(home, source, tasks, "native", progress=False)
+    results = checked_equivalence(provisioned, tasks) if every else perturbed
     expected = {t.name for t in representatives(tasks)}
     assert len(expected) >= (9 if every else 2)
     for variant in ("obfuscated", "restructured"):
