@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from atif_check import check_trajectory
+from synthetic_sources import SyntheticSources
 
 import m4bench
 from m4bench.campaign import (
@@ -24,7 +25,6 @@ from m4bench.provision.provisioner import setup
 from m4bench.results import read_results
 from m4bench.results.layout import TRAJECTORY_FILE, artifact_root
 from m4bench.runner import RunOptions, RunSpec, execute_run
-from m4bench.sources.synth.mimic_iv import synthesize_mimic_iv
 
 pytestmark = pytest.mark.slow
 
@@ -45,9 +45,9 @@ conditions = ["no-skill", "with-skill"]
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> DataHome:
+def home(tmp_path_factory: pytest.TempPathFactory, synthetic_sources: SyntheticSources) -> DataHome:
     data = DataHome(tmp_path_factory.mktemp("trajectory-home"))
-    synthesize_mimic_iv(data, SOURCE, stays=40, seed=3, progress=False)
+    synthetic_sources.copy(data, SOURCE, "mimic-iv", 40, 3)
     setup(data, SOURCE, [TASK], "native", progress=False)
     return data
 

@@ -14,10 +14,10 @@ import pytest
 from bwrap_probe import needs_bwrap
 from console_entry import run_main
 from run_bench import SOURCE, Bench
+from synthetic_sources import SyntheticSources
 
 from m4bench.runner import RunSpec, is_complete, read_result
 from m4bench.runner.agent_choice import mutant_sql
-from m4bench.sources.synth.eicu import synthesize_eicu
 from m4bench.tasks.catalog import Catalog
 from m4bench.tasks.mutants import task_mutants
 
@@ -40,9 +40,9 @@ def files_under(root: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture(scope="module")
-def eicu_source(bench: Bench) -> str:
+def eicu_source(bench: Bench, synthetic_sources: SyntheticSources) -> str:
     """A tiny eICU source beside the bench's MIMIC-IV one (no tasks set up on it)."""
-    synthesize_eicu(bench.home, EICU, stays=10, seed=1, progress=False)
+    synthetic_sources.copy(bench.home, EICU, "eicu", 5, 1)
     return EICU
 
 
