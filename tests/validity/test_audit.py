@@ -212,20 +212,25 @@ def test_the_cli_exits_1_when_the_audit_fails(default_sources: DefaultSources) -
     assert "eicu-total-out-of-range" in result.output and "audit failed" in result.output
 
 
-def test_the_mutant_agent_scores_what_the_audit_says(default_sources: DefaultSources) -> None:
+def test_the_mutant_agent_scores_what_the_audit_says(
+    default_sources: DefaultSources, audited: Audited
+) -> None:
+    """The first audited MIMIC-IV task's first mutant, run by ``m4bench run``."""
     home = default_sources.home
-    mimic_report = audit(default_sources.mimic, ["mimic-kdigo-48h"], home=home)
-    setup(home, default_sources.mimic.name, ["mimic-kdigo-48h"], progress=False)
-    args = ["run", "--task", "mimic-kdigo-48h", "--sandbox", "none", "--home", str(home.root)]
-    result = CliRunner().invoke(app, [*args, "--agent", "mutant:window-72h"], terminal_width=200)
+    task = audited.mimic.tasks[0]
+    mutant = task.mutants[0]
+    setup(home, default_sources.mimic.name, [task.task], progress=False)
+    args = ["run", "--task", task.task, "--sandbox", "none", "--home", str(home.root)]
+    result = CliRunner().invoke(
+        app, [*args, "--agent", f"mutant:{mutant.name}"], terminal_width=200
+    )
     assert result.exit_code == 0, result.output
     found = re.search(r"^record (\S+result\.json)$", result.output, re.M)
     assert found, result.output
     record = json.loads(Path(found.group(1)).read_text())
-    (task,) = [t for t in mimic_report.tasks if t.task == "mimic-kdigo-48h"]
-    (expected,) = [m.reward for m in task.mutants if m.name == "window-72h"]
     assert record["status"] == "ok"
-    assert record["reward"] == pytest.approx(expected)
+    assert mutant.reward is not None
+    assert record["reward"] == pytest.approx(mutant.reward)
 
 
 def test_an_unknown_mutant_agent_is_a_harness_error(default_sources: DefaultSources) -> None:
