@@ -28,6 +28,7 @@ from m4bench.errors import M4BenchError
 from m4bench.provision.layout import TIE_SCRATCH_PREFIX
 from m4bench.sources.datasets import DERIVED_SCHEMAS
 from m4bench.sources.layout import Source
+from m4bench.sql import create_parquet_views
 from m4bench.tasks.catalog import Task
 from m4bench.tasks.reference import ordered_query, output_columns, reference_failure
 
@@ -157,15 +158,7 @@ class ScenarioDatabases:
         con = duckdb.connect(str(path), config=_config(self._folder / "spill"))
         tables = [(q, self.source.table_file(q)) for q in sorted(self.source.manifest.tables)]
         tables += derived_tables(self.source)
-        for schema_name in sorted({q.split(".", 1)[0] for q, _ in tables}):
-            con.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema_name}"')
-        for qualified, file in tables:
-            schema_name, table = qualified.split(".", 1)
-            literal = str(file.resolve()).replace("'", "''")
-            con.execute(
-                f'CREATE VIEW "{schema_name}"."{table}" AS '
-                f"SELECT * FROM read_parquet('{literal}')"
-            )
+        create_parquet_views(con, ((q, file.resolve()) for q, file in tables))
         return con
 
     def _build_changed(

@@ -29,6 +29,7 @@ from m4bench.provision.tie_scenarios import ScenarioDatabases
 from m4bench.scoring import Score, Scorer
 from m4bench.sources.datasets import DERIVED_SCHEMAS
 from m4bench.sources.layout import Source
+from m4bench.sql import quote_literal
 from m4bench.tasks.catalog import Catalog, Task, load_catalog
 from m4bench.tasks.mutants import Mutant, exempt_columns, task_mutants
 from m4bench.tasks.reference import ordered_query, output_columns
@@ -145,8 +146,7 @@ def run_query(con: duckdb.DuckDBPyConnection, task: Task, sql: str, target: Path
     try:
         columns = output_columns(sql, str(target.name))
         query = ordered_query(sql, task.card.evaluation.key_columns, columns)
-        escaped = str(target).replace("'", "''")
-        con.execute(f"COPY (\n{query}\n) TO '{escaped}' (FORMAT CSV, HEADER)")
+        con.execute(f"COPY (\n{query}\n) TO {quote_literal(target)} (FORMAT CSV, HEADER)")
     except (M4BenchError, duckdb.Error) as exc:
         return _Output(None, str(exc).splitlines()[0])
     return _Output(target, None)
