@@ -48,9 +48,10 @@ def test_a_refused_connection_exits_with_the_unreachable_status(
     code, trace = run_main(tmp_path, endpoint, capsys)
     assert code == EXIT_UNREACHABLE == 5
     ctx = AgentContext(workdir=tmp_path, instruction_path=tmp_path / "i", endpoint=endpoint)
-    message = ReactAdapter().infrastructure_failure(ctx, code, trace)
-    assert message is not None
-    assert message.startswith(f"the model endpoint {endpoint} could not be reached (")
+    failure = ReactAdapter().infrastructure_failure(ctx, code, trace)
+    assert failure is not None and failure.kind == "endpoint_unreachable"
+    message = failure.describe()
+    assert message.startswith(f"the model endpoint could not be reached: {endpoint} (")
     assert "Connection refused" in message
     assert message.endswith("start the model server or fix --endpoint")
 

@@ -78,7 +78,7 @@ def test_an_unreachable_endpoint_is_an_infrastructure_failure(bench: Bench, tmp_
     assert record.status == "harness_error"
     assert record.sandbox.returncode == 5
     assert record.error is not None and record.error == record.status_detail
-    assert record.error.startswith(f"the model endpoint {endpoint} could not be reached (")
+    assert record.error.startswith(f"the model endpoint could not be reached: {endpoint} (")
     assert "refused the connection" in record.error
     assert record.error.endswith("start the model server or fix --endpoint")
     assert not record.publishable

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from m4bench.agents.atif import FinalMetrics, Metrics, Trajectory, TrajectoryContext
+from m4bench.agents.outcome import InfraFailure
 from m4bench.agents.usage import Usage
 from m4bench.errors import M4BenchError
 
@@ -81,10 +82,11 @@ class AgentAdapter(Protocol):
 
     def infrastructure_failure(
         self, ctx: AgentContext, returncode: int | None, trace: Path
-    ) -> str | None:
-        """Why the run never reached what it depends on (its model endpoint), when the
-        agent signalled so explicitly (an exit status of its own); ``None`` otherwise.
-        The runner records such a run as an infrastructure failure, not the agent's."""
+    ) -> InfraFailure | None:
+        """Why the run got no model answer because of the provider or the endpoint (see
+        :mod:`m4bench.agents.outcome`), read from the agent's exit status and its own
+        error lines; ``None`` when the run's end is the model's or the agent's. The
+        runner records such a run as an infrastructure outcome, never scored."""
         ...
 
 
@@ -176,7 +178,7 @@ class CliAdapter:
 
     def infrastructure_failure(
         self, ctx: AgentContext, returncode: int | None, trace: Path
-    ) -> str | None:
+    ) -> InfraFailure | None:
         return None
 
     def base_environment(self, ctx: AgentContext) -> dict[str, str]:

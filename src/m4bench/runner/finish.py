@@ -100,7 +100,8 @@ def _unreached(prepared: PreparedRun, paths: RunPaths, result: SandboxResult | N
     if result is None or not result.sandbox_started or result.timed_out:
         return None
     trace = paths.artifact(TRACE_FILE)
-    return prepared.adapter.infrastructure_failure(prepared.context, result.returncode, trace)
+    failure = prepared.adapter.infrastructure_failure(prepared.context, result.returncode, trace)
+    return failure.describe() if failure is not None else None
 
 
 def publishability(

@@ -21,6 +21,7 @@ from m4bench.agents.base import (
     final_metrics,
     read_jsonl,
 )
+from m4bench.agents.outcome import InfraFailure
 from m4bench.agents.react.loop import AGENT_NAME, EXIT_UNREACHABLE, SKILLS_DIR
 from m4bench.agents.usage import Usage
 from m4bench.errors import M4BenchError
@@ -77,7 +78,7 @@ class ReactAdapter(CliAdapter):
 
     def infrastructure_failure(
         self, ctx: AgentContext, returncode: int | None, trace: Path
-    ) -> str | None:
+    ) -> InfraFailure | None:
         """The agent exits EXIT_UNREACHABLE only when no request ever reached the model
         endpoint; the last error it logged says how the attempt failed."""
         if returncode != EXIT_UNREACHABLE:
@@ -85,9 +86,9 @@ class ReactAdapter(CliAdapter):
         errors = self.parse_trace(trace).errors if trace.is_file() else []
         reason = next((e for e in errors if not e.startswith("stopped:")), "no answer")
         reason = reason.split("/chat/completions: ", 1)[-1]  # the URL is named below
-        return (
-            f"the model endpoint {ctx.endpoint} could not be reached ({reason}); "
-            "start the model server or fix --endpoint"
+        return InfraFailure(
+            kind="endpoint_unreachable",
+            detail=f"{ctx.endpoint} ({reason}); start the model server or fix --endpoint",
         )
 
     def parse_trace(self, path: Path) -> TraceSummary:
