@@ -81,12 +81,14 @@ class AgentAdapter(Protocol):
         ...
 
     def infrastructure_failure(
-        self, ctx: AgentContext, returncode: int | None, trace: Path
+        self, ctx: AgentContext, returncode: int | None, trace: Path, stderr: Path | None = None
     ) -> InfraFailure | None:
         """Why the run got no model answer because of the provider or the endpoint (see
         :mod:`m4bench.agents.outcome`), read from the agent's exit status and its own
-        error lines; ``None`` when the run's end is the model's or the agent's. The
-        runner records such a run as an infrastructure outcome, never scored."""
+        error lines (``trace``: the stored, redacted trace; ``stderr``: the stored,
+        redacted standard error, when there is one); ``None`` when the run's end is the
+        model's or the agent's. The runner records such a run as an infrastructure
+        outcome, never scored."""
         ...
 
 
@@ -177,7 +179,7 @@ class CliAdapter:
         return []
 
     def infrastructure_failure(
-        self, ctx: AgentContext, returncode: int | None, trace: Path
+        self, ctx: AgentContext, returncode: int | None, trace: Path, stderr: Path | None = None
     ) -> InfraFailure | None:
         return None
 

@@ -100,7 +100,10 @@ def _unreached(prepared: PreparedRun, paths: RunPaths, result: SandboxResult | N
     if result is None or not result.sandbox_started or result.timed_out:
         return None
     trace = paths.artifact(TRACE_FILE)
-    failure = prepared.adapter.infrastructure_failure(prepared.context, result.returncode, trace)
+    stderr = paths.artifact(STDERR_FILE)
+    failure = prepared.adapter.infrastructure_failure(
+        prepared.context, result.returncode, trace, stderr if stderr.is_file() else None
+    )
     return failure.describe() if failure is not None else None
 
 

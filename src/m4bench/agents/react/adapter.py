@@ -77,7 +77,7 @@ class ReactAdapter(CliAdapter):
         return mounts
 
     def infrastructure_failure(
-        self, ctx: AgentContext, returncode: int | None, trace: Path
+        self, ctx: AgentContext, returncode: int | None, trace: Path, stderr: Path | None = None
     ) -> InfraFailure | None:
         """The agent exits EXIT_UNREACHABLE only when no request ever reached the model
         endpoint; the last error it logged says how the attempt failed."""
