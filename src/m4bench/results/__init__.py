@@ -45,11 +45,14 @@ from m4bench.results.read import (
     result_files,
 )
 from m4bench.results.record import (
+    INFRASTRUCTURE,
     RESULT_FORMAT_VERSION,
     STATUSES,
     UNFINISHED,
+    Owner,
     ResultRecord,
     Status,
+    owner,
 )
 from m4bench.results.release import load_runs_csv
 from m4bench.results.reward import counted_reward, reward_for
@@ -57,6 +60,7 @@ from m4bench.results.rows import RunRow, row_of
 
 __all__ = [
     "CONDITIONS",
+    "INFRASTRUCTURE",
     "RESULT_FORMAT_VERSION",
     "SCHEMAS",
     "STATUSES",
@@ -66,6 +70,7 @@ __all__ = [
     "CampaignManifest",
     "Cell",
     "Condition",
+    "Owner",
     "PlannedRun",
     "ResultRecord",
     "RunFolder",
@@ -80,6 +85,7 @@ __all__ = [
     "counted_reward",
     "is_complete",
     "load_runs_csv",
+    "owner",
     "parse_result",
     "planned_run_ids",
     "read_attempts",

@@ -5,8 +5,10 @@ a campaign's simulated runs (``simulated`` true) write it, and every reader (cam
 status and budgets, the analysis, the evidence audit) reads it. Format 2; format-1
 records are read through :mod:`m4bench.results.legacy`.
 
-A record whose status is ``harness_error`` or ``interrupted`` is not complete: the run
-did not happen, and a campaign runs it again.
+A record whose status is ``harness_error``, ``interrupted`` or one of the infrastructure
+outcomes (:data:`INFRASTRUCTURE`: the model provider or its endpoint failed) is not
+complete: the run did not happen as the model's, and a campaign runs it again.
+:func:`owner` says whose each outcome is.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from m4bench.agents.outcome import INFRA_KINDS, InfraKind
 from m4bench.agents.usage import Usage
 from m4bench.results.identity import RunSpec
 from m4bench.results.verdicts import CanaryVerdict, EgressVerdict, LintVerdict
@@ -31,11 +34,44 @@ Status = Literal[
     "egress_violation",
     "harness_error",
     "interrupted",
+    "rate_limited",
+    "provider_error",
+    "auth_error",
+    "quota_exhausted",
+    "endpoint_unreachable",
 ]
 STATUSES: tuple[Status, ...] = get_args(Status)
-UNFINISHED: frozenset[Status] = frozenset({"harness_error", "interrupted"})
-"""Statuses of a run that did not happen: the harness, the sandbox or the model endpoint
-failed, or the user stopped it. Such a run is not complete and is retried."""
+INFRASTRUCTURE: frozenset[Status] = frozenset(INFRA_KINDS)
+"""The infrastructure outcomes (see :mod:`m4bench.agents.outcome`): the model provider
+or its endpoint failed (rate limit, 5xx, refused credentials, exhausted quota, no
+connection). Never scored as the model's answer."""
+UNFINISHED: frozenset[Status] = frozenset({"harness_error", "interrupted", *INFRASTRUCTURE})
+"""Statuses of a run that did not happen: the harness, the sandbox, the model provider or
+its endpoint failed, or the user stopped it. Such a run is not complete and is retried."""
+
+Owner = Literal["model", "agent", "infrastructure"]
+_AGENT_OWNED: frozenset[Status] = frozenset(
+    {"timeout", "nonzero_exit", "no_output", "sandbox_violation", "egress_violation"}
+)
+
+
+def owner(status: Status) -> Owner:
+    """Whose an outcome is: ``model`` (it answered: ``ok``), ``agent`` (it timed out,
+    failed, wrote nothing, or broke the sandbox's rules: scored by the reward rule) or
+    ``infrastructure`` (the harness, the provider or the user ended the run: not a
+    complete run, retried, never scored)."""
+    if status == "ok":
+        return "model"
+    if status in _AGENT_OWNED:
+        return "agent"
+    if status in UNFINISHED:
+        return "infrastructure"
+    raise ValueError(f"{status!r} is no run status ({', '.join(STATUSES)})")
+
+
+def infra_kind(status: Status) -> InfraKind | None:
+    """The infrastructure kind a status is, if it is one of :data:`INFRASTRUCTURE`."""
+    return next((kind for kind in INFRA_KINDS if kind == status), None)
 
 
 class Versions(BaseModel):
@@ -126,11 +162,22 @@ class ResultRecord(BaseModel):
     publishable_reason: str = ""
     artifacts: dict[str, Artifact] = Field(default_factory=dict)
     error: str | None = None
+    retry_after: float | None = Field(
+        default=None,
+        ge=0,
+        description="seconds the provider asked to wait before trying again (its "
+        "Retry-After), for an infrastructure outcome whose provider said so",
+    )
 
     @property
     def complete(self) -> bool:
-        """The run happened (its status is not ``harness_error`` or ``interrupted``)."""
+        """The run happened (its status is not one of :data:`UNFINISHED`)."""
         return self.status not in UNFINISHED
+
+    @property
+    def owner(self) -> Owner:
+        """Whose the run's outcome is (see :func:`owner`)."""
+        return owner(self.status)
 
     @property
     def failure_reason(self) -> str | None:

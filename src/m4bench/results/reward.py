@@ -7,9 +7,11 @@
   decides separately whether the run may count at all.
 * A run without a scored output (no ``output.csv``, a sandbox violation before the
   agent started) gets 0.
-* A run that did not happen (``harness_error``, ``interrupted``) has no reward: it is
-  not complete, a campaign runs it again, and the analysis counts it as a missing
-  reward rather than as a zero.
+* A run that did not happen (``harness_error``, ``interrupted``, or an infrastructure
+  outcome such as ``rate_limited`` or ``auth_error``: the model provider failed, not the
+  model) has no reward: it is not complete, a campaign runs it again, and the analysis
+  counts it as a missing reward rather than as a zero. The runner does not score the
+  output of a run the provider ended, even one written before the provider failed.
 
 The runner writes :func:`reward_for` into every record; readers take a record's reward
 through :func:`counted_reward`, and never recompute it. (The paper's own harness gave
