@@ -1,5 +1,6 @@
-"""An endpoint the react agent never reaches is its own exit status, told apart from a
-model server that answers badly; the egress proxy says why it could not connect."""
+"""An endpoint the react agent never reaches is a provider failure (its own exit status,
+the kind in the trace), as a server failing with 5xx is; the egress proxy says why it
+could not connect. (More provider failures: test_react_provider_failures.py.)"""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from m4bench.agents.base import AgentContext
 from m4bench.agents.react import client as react_client
 from m4bench.agents.react.__main__ import main
 from m4bench.agents.react.adapter import ReactAdapter
-from m4bench.agents.react.loop import EXIT_UNREACHABLE, ReactConfig, run_react
+from m4bench.agents.react.loop import EXIT_PROVIDER, ReactConfig, run_react
 from m4bench.sandbox import egress
 
 
@@ -46,7 +47,7 @@ def test_a_refused_connection_exits_with_the_unreachable_status(
 ) -> None:
     endpoint = f"http://127.0.0.1:{closed_port()}/v1"
     code, trace = run_main(tmp_path, endpoint, capsys)
-    assert code == EXIT_UNREACHABLE == 5
+    assert code == EXIT_PROVIDER == 5
     ctx = AgentContext(workdir=tmp_path, instruction_path=tmp_path / "i", endpoint=endpoint)
     failure = ReactAdapter().infrastructure_failure(ctx, code, trace)
     assert failure is not None and failure.kind == "endpoint_unreachable"
@@ -56,22 +57,29 @@ def test_a_refused_connection_exits_with_the_unreachable_status(
     assert message.endswith("start the model server or fix --endpoint")
 
 
-def test_a_server_that_answers_an_error_is_the_agents_failure(
+def test_a_server_that_answers_5xx_is_a_provider_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with serve([502, 502, 502]) as server:  # the server's own 502, not the proxy's
         code, trace = run_main(tmp_path, server.base_url, capsys)
-    assert code == 4
+        requests = len(server.requests)
+    assert (code, requests) == (EXIT_PROVIDER, 3)  # tried three times, then gave up
     ctx = AgentContext(workdir=tmp_path, instruction_path=tmp_path / "i", endpoint="x")
-    assert ReactAdapter().infrastructure_failure(ctx, code, trace) is None
+    failure = ReactAdapter().infrastructure_failure(ctx, code, trace)
+    assert failure is not None and failure.kind == "provider_error"
+    assert failure.describe() == "the provider failed or was overloaded: x: HTTP 502:"
 
 
-def test_an_endpoint_lost_after_the_first_answer_is_a_model_error(tmp_path: Path) -> None:
+def test_an_endpoint_lost_after_the_first_answer_is_still_the_providers_failure(
+    tmp_path: Path,
+) -> None:
     replies = [tool_reply("c1", "read_file", {"path": "none"}, usage(10, 1)), 401]
     with serve(replies) as server:
         config = ReactConfig(endpoint=server.base_url, model="m", instruction="x", workdir=tmp_path)
         trajectory = run_react(config, out=io.StringIO())
-    assert (trajectory.extra or {}).get("stop_reason") == "model_error"
+        requests = len(server.requests)
+    assert (trajectory.extra or {}).get("stop_reason") == "auth_error"
+    assert requests == 2, "refused credentials are never tried again"
     assert [s.source for s in trajectory.steps] == ["system", "user", "agent"]
     # and a model that finishes is not affected
     with serve([text_reply("done", usage(1, 1))]) as server:

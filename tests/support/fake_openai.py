@@ -1,7 +1,9 @@
 """A scripted OpenAI-compatible chat server on 127.0.0.1 for tests (agents and runner).
 
 Each POST to ``/v1/chat/completions`` gets the next scripted reply; every request
-body is recorded so tests can check what the agent sent.
+body is recorded so tests can check what the agent sent. A reply is a chat completion
+(a JSON object), a bare HTTP status (an empty error answer), or an :class:`ErrorReply`
+(a status with a provider's error body and headers, e.g. ``Retry-After``).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -57,6 +60,21 @@ def usage(prompt: int, completion: int, cached: int = 0) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class ErrorReply:
+    """An HTTP error answer: ``status``, a JSON ``body`` (or text), extra ``headers``."""
+
+    status: int
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def payload(self) -> bytes:
+        if self.body is None:
+            return b""
+        text = self.body if isinstance(self.body, str) else json.dumps(self.body)
+        return text.encode()
+
+
 class FakeServer:
     def __init__(self, script: list[Any]) -> None:
         self.script = list(script)
@@ -78,9 +96,15 @@ def _handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 server.requests.append(body)
                 reply = server.script.pop(0) if server.script else None
             if reply is None or isinstance(reply, int):
-                self.send_response(reply or 500)
-                self.send_header("Content-Length", "0")
+                reply = ErrorReply(reply or 500)
+            if isinstance(reply, ErrorReply):
+                data = reply.payload()
+                self.send_response(reply.status)
+                for name, value in {"Content-Type": "application/json", **reply.headers}.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
+                self.wfile.write(data)
                 return
             data = json.dumps(reply).encode()
             self.send_response(200)

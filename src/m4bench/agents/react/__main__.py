@@ -51,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     trajectory = run_react(config)
     # 0: the model finished; 3: a step, token or time limit stopped it; 4: the endpoint
-    # failed; 5: the endpoint was never reached (before the model's first answer).
+    # refused a request as malformed or answered no chat completion; 5: the provider or
+    # the endpoint failed (rate limit, 5xx, credentials, quota, no connection).
     return EXIT_CODES.get(str((trajectory.extra or {}).get("stop_reason")), EXIT_LIMIT)
 
 

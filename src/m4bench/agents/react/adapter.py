@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import m4bench
 from m4bench.agents.atif import Agent, Step, Trajectory, TrajectoryContext, assemble
@@ -21,8 +22,8 @@ from m4bench.agents.base import (
     final_metrics,
     read_jsonl,
 )
-from m4bench.agents.outcome import InfraFailure
-from m4bench.agents.react.loop import AGENT_NAME, EXIT_UNREACHABLE, SKILLS_DIR
+from m4bench.agents.outcome import INFRA_KINDS, InfraFailure, InfraKind
+from m4bench.agents.react.loop import AGENT_NAME, EXIT_PROVIDER, SKILLS_DIR
 from m4bench.agents.usage import Usage
 from m4bench.errors import M4BenchError
 
@@ -79,17 +80,26 @@ class ReactAdapter(CliAdapter):
     def infrastructure_failure(
         self, ctx: AgentContext, returncode: int | None, trace: Path, stderr: Path | None = None
     ) -> InfraFailure | None:
-        """The agent exits EXIT_UNREACHABLE only when no request ever reached the model
-        endpoint; the last error it logged says how the attempt failed."""
-        if returncode != EXIT_UNREACHABLE:
+        """The agent exits EXIT_PROVIDER only when the provider or the endpoint failed;
+        the last error event of its trace names the kind, the provider's words and its
+        ``Retry-After`` (a trace of an older agent names no kind: it exited so only when
+        the endpoint was never reached)."""
+        if returncode != EXIT_PROVIDER:
             return None
-        errors = self.parse_trace(trace).errors if trace.is_file() else []
-        reason = next((e for e in errors if not e.startswith("stopped:")), "no answer")
-        reason = reason.split("/chat/completions: ", 1)[-1]  # the URL is named below
-        return InfraFailure(
-            kind="endpoint_unreachable",
-            detail=f"{ctx.endpoint} ({reason}); start the model server or fix --endpoint",
-        )
+        events = read_jsonl(trace)[0] if trace.is_file() else []
+        errors = [event for event in events if event.get("type") == "error"]
+        error: dict[str, Any] = errors[-1] if errors else {}
+        named = error.get("kind")
+        kind: InfraKind = next((k for k in INFRA_KINDS if k == named), "endpoint_unreachable")
+        words = " ".join(str(error.get("message") or "no answer").split())[:500]
+        words = words.split("/chat/completions: ", 1)[-1]  # the URL is named below
+        wait = error.get("retry_after")
+        retry_after = float(wait) if isinstance(wait, int | float) and wait >= 0 else None
+        if kind == "endpoint_unreachable":
+            detail = f"{ctx.endpoint} ({words}); start the model server or fix --endpoint"
+        else:
+            detail = f"{ctx.endpoint}: {words}"
+        return InfraFailure(kind=kind, detail=detail, retry_after=retry_after)
 
     def parse_trace(self, path: Path) -> TraceSummary:
         events, bad = read_jsonl(path)

@@ -1,8 +1,12 @@
 """The react loop: ask the model, run the tool calls it makes, repeat.
 
 Stops when the model answers without a tool call, at the step, token or wall-clock
-limit, or when the endpoint fails (``endpoint_unreachable`` when it was never reached
-before the model's first answer, ``model_error`` otherwise). Each ATIF step (the system
+limit, or when a request fails for good: with the infrastructure kind of a provider
+failure (``rate_limited``, ``provider_error``, ``auth_error``, ``quota_exhausted``,
+``endpoint_unreachable``; see :mod:`m4bench.agents.outcome`) whether or not the model
+had answered earlier in the run, else ``model_error`` (a request the endpoint refused as
+malformed, or an answer that is no chat completion). The error event of the trace names
+the kind and the provider's ``Retry-After``. Each ATIF step (the system
 prompt, the instruction, then one per model turn, each with its time) is printed to
 stdout as one JSON line (the harness keeps stdout outside the workdir) and the ATIF
 trajectory is written at the end.
@@ -13,6 +17,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,7 +38,8 @@ from m4bench.agents.atif import (
     write_trajectory,
 )
 from m4bench.agents.base import openai_usage, step_metrics
-from m4bench.agents.react.client import ChatClient, ChatError, EndpointUnreachable
+from m4bench.agents.outcome import INFRA_KINDS
+from m4bench.agents.react.client import ChatClient, ChatError, ProviderFailure
 from m4bench.agents.react.tools import TOOL_DEFINITIONS, Toolbox
 from m4bench.agents.usage import Usage
 
@@ -48,11 +54,17 @@ SYSTEM_PROMPT = (
 SKILLS_DIR = Path(".react/skills")
 
 # Exit status of ``python -m m4bench.agents.react`` per stop reason; any limit exits 3.
-# EXIT_UNREACHABLE is the agent's explicit signal that the run never reached its model:
-# the runner records it as an infrastructure failure, not as the agent's.
+# EXIT_PROVIDER is the agent's explicit signal that the provider or the endpoint failed
+# (the kind is in the trace's error event): the runner records the run as that
+# infrastructure outcome, not as the agent's failure.
 EXIT_LIMIT = 3
-EXIT_UNREACHABLE = 5
-EXIT_CODES = {"done": 0, "model_error": 4, "endpoint_unreachable": EXIT_UNREACHABLE}
+EXIT_MODEL_ERROR = 4
+EXIT_PROVIDER = 5
+EXIT_CODES: Mapping[str, int] = {
+    "done": 0,
+    "model_error": EXIT_MODEL_ERROR,
+    **{kind: EXIT_PROVIDER for kind in INFRA_KINDS},
+}
 
 
 def skills_prompt(workdir: Path) -> str:
@@ -225,9 +237,13 @@ def run_react(config: ReactConfig, out: TextIO | None = None) -> Trajectory:
             break
         try:
             step = _one_step(client, toolbox, messages, state)
+        except ProviderFailure as exc:
+            stop = exc.kind
+            error = {"message": str(exc), "kind": exc.kind, "retry_after": exc.retry_after}
+            _emit(out, {"type": "error", **error})
+            break
         except ChatError as exc:
-            never_answered = isinstance(exc, EndpointUnreachable) and not state.steps
-            stop = "endpoint_unreachable" if never_answered else "model_error"
+            stop = "model_error"
             _emit(out, {"type": "error", "message": str(exc)})
             break
         state.steps.append(step)
