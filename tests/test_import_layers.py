@@ -108,3 +108,13 @@ def test_the_runner_imports_no_campaign() -> None:
     for name in _modules_of("runner"):
         wrong = sorted(m for m in _reachable(name) if _layer(m) in {"campaign", "demo", "cli"})
         assert not wrong, f"{name} imports {wrong}"
+
+
+def test_the_viewer_reads_records_only() -> None:
+    """The viewer reads results (and the scoring and agent models inside them); it
+    imports no producer of runs and no other reader."""
+    allowed = {"", "errors", "fileio", "home", "wording", "sql", "results", "scoring",
+               "tasks", "concepts", "sources", "agents", "viewer"}  # fmt: skip
+    for name in _modules_of("viewer"):
+        wrong = sorted(m for m in _reachable(name) if _layer(m) not in allowed)
+        assert not wrong, f"{name} imports {wrong}"

@@ -33,6 +33,7 @@ from m4bench.cli import run as run_cli
 from m4bench.cli import score as score_cli
 from m4bench.cli import setup as setup_cli
 from m4bench.cli import tasks as tasks_cli
+from m4bench.cli import view as view_cli
 from m4bench.errors import M4BenchError, from_os_error, is_interruption
 
 app = typer.Typer(
@@ -58,6 +59,7 @@ app.add_typer(evidence_cli.app, name="evidence")
 app.add_typer(export_cli.app, name="export")
 app.command("preflight")(preflight_cli.preflight_command)
 app.command("demo")(demo_cli.demo_command)
+app.command("view")(view_cli.view_command)
 
 
 @app.command()
