@@ -18,6 +18,8 @@ stops on the fatal ones (:data:`FATAL`), which no retry can mend.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -68,7 +70,7 @@ class InfraFailure(BaseModel):
 
 def classify_http(status: int, body: str = "") -> InfraKind | None:
     """The infrastructure kind of an HTTP error answer; None for a status that is the
-    request's own fault (400, 404, 422: the agent's failure, not the provider's)."""
+    request's own fault (400, 404, 413, 422: the agent's failure, not the provider's)."""
     text = body.lower()
     if _QUOTA.search(text):
         return "quota_exhausted"
@@ -83,50 +85,158 @@ def classify_http(status: int, body: str = "") -> InfraKind | None:
     return None
 
 
-def classify_message(text: str) -> InfraKind | None:
+def classify_message(text: str, status: int | None = None) -> InfraKind | None:
     """The infrastructure kind a provider's or a CLI's error message names, if any.
 
-    Order matters: a quota message often says 429 too, and an overload message may
-    mention the rate; the more specific reading wins.
+    Order matters, the most specific reading first: a quota message often says 429 too,
+    and a bad key is sometimes answered with 400 (Gemini); then a connection that never
+    got an answer; then the HTTP status the message names (``status``, else the one
+    :func:`status_in` finds), which also makes a 400 or a 404 the request's own fault
+    whatever else its body says; then the words of a rate limit or a provider failure.
+    A bare number is never read as a status: "max 512 tokens" is no 5xx.
     """
     lowered = text.lower()
-    for kind, pattern in _MESSAGE_RULES:
+    for kind, pattern in _BEFORE_STATUS:
         if pattern.search(lowered):
             return kind
+    status = status if status is not None else status_in(text)
+    if status is not None:
+        return classify_http(status, text)
+    for kind, pattern in _AFTER_STATUS:
+        if pattern.search(lowered):
+            return kind
+    return None
+
+
+def status_in(text: str) -> int | None:
+    """The HTTP error status (400-599) an error message names, where it names one the
+    way providers and CLIs write it: ``API Error: 429``, ``last status: 429``,
+    ``unexpected status 401``, ``Error code: 429``, ``"code": 503``, ``HTTP 502`` or
+    ``429 Too Many Requests``. The first one in the text wins."""
+    for match in _STATUS.finditer(text.lower()):
+        value = int(next(group for group in match.groups() if group))
+        if 400 <= value <= 599:
+            return value
+    return None
+
+
+def retry_after_in(text: str) -> float | None:
+    """The seconds a provider asked to wait, when its message says so (``Retry-After:
+    30``, "try again in 1m30s", "Please retry in 17.5s", ``"retryDelay": "17s"``)."""
+    match = _RETRY_AFTER.search(text.lower())
+    if match is None:
+        return None
+    if match.group("bare") is not None:
+        return float(match.group("bare"))
+    seconds = 0.0
+    for number, unit in _DURATION_PART.findall(match.group("duration")):
+        seconds += float(number) * _unit_seconds(unit)
+    return seconds
+
+
+def _unit_seconds(unit: str) -> float:
+    if unit == "ms" or unit.startswith("mil"):
+        return 0.001
+    return {"h": 3600.0, "m": 60.0}.get(unit[0], 1.0)
+
+
+def one_line(text: str, secrets: Iterable[str] = (), limit: int = 300) -> str:
+    """A provider's words as one line for a record: whitespace collapsed, anything that
+    looks like an API key (and every value of ``secrets``) replaced by ``[redacted]``,
+    clipped to ``limit`` characters."""
+    for secret in secrets:
+        if len(secret) >= 8:
+            text = text.replace(secret, "[redacted]")
+    text = _KEY_LIKE.sub("[redacted]", " ".join(text.split()))
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def infra_failure(kind: InfraKind, words: str, secrets: Iterable[str] = ()) -> InfraFailure:
+    """The failure of ``kind`` with the provider's ``words`` on one line and the wait
+    they ask for, if any."""
+    return InfraFailure(
+        kind=kind, detail=one_line(words, secrets), retry_after=retry_after_in(words)
+    )
+
+
+def text_tail(path: Path | None, limit: int = 65_536) -> str:
+    """The last ``limit`` bytes of a stored file as text ("" when there is none): where
+    a CLI's last words are."""
+    if path is None or not path.is_file():
+        return ""
+    with path.open("rb") as handle:
+        size = handle.seek(0, 2)
+        handle.seek(max(size - limit, 0))
+        return handle.read().decode("utf-8", errors="replace")
+
+
+def classify_lines(text: str) -> tuple[InfraKind, str] | None:
+    """The kind the last telling line of a CLI's standard error names, and that line:
+    where a CLI that died before its trace could say why leaves its last words."""
+    for line in reversed(text.splitlines()):
+        kind = classify_message(line) if line.strip() else None
+        if kind is not None:
+            return kind, line
     return None
 
 
 _QUOTA = re.compile(
     r"insufficient[_ ]quota|quota[_ ]exceeded|exceeded your (current )?quota|"
     r"credit balance is too low|billing|out of credits?|resource[_ ]exhausted.*quota|"
-    r"usage limit|payment required"
+    r"usage limit|payment required|out of (extra )?usage|hit your limit"
 )
-_MESSAGE_RULES: tuple[tuple[InfraKind, re.Pattern[str]], ...] = (
+_Rules = tuple[tuple[InfraKind, re.Pattern[str]], ...]
+_BEFORE_STATUS: _Rules = (
     ("quota_exhausted", _QUOTA),
     (
         "auth_error",
         re.compile(
-            r"\b401\b|\b403\b|unauthori[sz]ed|invalid[_ ]api[_ ]key|incorrect api key|"
-            r"authentication[_ ]error|api key not valid|permission[_ ]denied|not logged in|"
-            r"please run /login|missing api key|no api key"
+            r"unauthori[sz]ed|invalid[_ ]api[_ ]key|incorrect api key|invalid x-api-key|"
+            r"authentication[_ ]error|authentication[_ ]failed|failed to authenticate|"
+            r"api key not valid|permission_denied|permission_error|not logged in|"
+            r"please run /login|missing api key|no api key|api key (is )?(missing|required)"
         ),
-    ),
-    (
-        "rate_limited",
-        re.compile(r"\b429\b|rate[_ ]limit|too many requests|rate_limit_exceeded"),
     ),
     (
         "endpoint_unreachable",
         re.compile(
             r"connection refused|econnrefused|name or service not known|enotfound|"
-            r"could not resolve|no route to host|network is unreachable|failed to connect"
+            r"could not resolve|no route to host|network is unreachable|failed to connect|"
+            r"connection error|fetch failed|error sending request|unable to connect|"
+            r"allowed by the m4bench egress proxy"
         ),
+    ),
+)
+"""Words read before any status a message names: they say more than the status."""
+_AFTER_STATUS: _Rules = (
+    (
+        "rate_limited",
+        re.compile(r"rate[_ ]limit|too many requests|rate_limit_exceeded"),
     ),
     (
         "provider_error",
         re.compile(
-            r"\b5\d\d\b|overloaded|internal server error|service unavailable|bad gateway|"
-            r"gateway timeout|server[_ ]error|api_error|unavailable"
+            r"overloaded|internal (server )?error|service unavailable|temporarily unavailable|"
+            r"status\W{0,4}unavailable|bad gateway|gateway timeout|server[_ ]error|api_error|"
+            r"request timed out|idle timeout|stream disconnected|connection reset|econnreset|"
+            r"socket hang up"
         ),
     ),
 )
+_STATUS = re.compile(
+    r"api error:? \(?(\d{3})\b|"
+    r"\bstatus(?: code)?\W{0,3}(\d{3})\b|"
+    r"error code:? (\d{3})\b|"
+    r"\"code\"\s*:\s*(\d{3})\b|"
+    r"\bhttp(?:/\d(?:\.\d)?)? (\d{3})\b|"
+    r"\b(\d{3}) (?:too many requests|unauthorized|forbidden|internal server error|"
+    r"bad gateway|service unavailable|gateway timeout|payment required|bad request|not found)"
+)
+_UNITS = r"milliseconds?|ms|hours?|h|minutes?|mins?|m|seconds?|secs?|s"
+_DURATION_PART = re.compile(rf"(\d+(?:\.\d+)?)\s*({_UNITS})(?![a-z])")
+_RETRY_AFTER = re.compile(
+    r"retry-after[\"']?\s*[:=]\s*[\"']?(?P<bare>\d+(?:\.\d+)?)[\"']?(?=$|[\s,;\"'}])|"
+    r"(?:retry[- ]after|try again in|retry in|retrying in|retrydelay\W{0,4})\W{0,3}"
+    rf"(?P<duration>(?:\d+(?:\.\d+)?\s*(?:{_UNITS})(?![a-z])\s*)+)"
+)
+_KEY_LIKE = re.compile(r"\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{12,}|AIza[0-9A-Za-z_\-]{20,})")
