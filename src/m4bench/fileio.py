@@ -33,6 +33,26 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+PRIVATE_FILE_MODE = 0o600
+PRIVATE_DIR_MODE = 0o700
+
+
+def make_private(path: Path) -> None:
+    """Give ``path`` mode 0600 (a file) or 0700 (a folder): files holding ground-truth
+    rows or row-level data are the harness user's alone. A link is left alone."""
+    info = path.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        return
+    path.chmod(PRIVATE_DIR_MODE if stat.S_ISDIR(info.st_mode) else PRIVATE_FILE_MODE)
+
+
+def private_dir(path: Path) -> Path:
+    """Create the folder ``path`` (and its parents) if missing, and make it 0700."""
+    path.mkdir(parents=True, exist_ok=True)
+    path.chmod(PRIVATE_DIR_MODE)
+    return path
+
+
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

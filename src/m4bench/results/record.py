@@ -129,6 +129,12 @@ class Artifact(BaseModel):
     path: str = Field(description="relative to the folder of the runner's files of the run")
     sha256: str
     bytes: int
+    truncated_lines: int = Field(
+        default=0,
+        ge=0,
+        description="lines of the agent's log cut at the line cap or dropped past the "
+        "size cap when it was stored (m4bench.runner.contamination.LogLimits)",
+    )
 
 
 class ResultRecord(BaseModel):

@@ -38,9 +38,16 @@ class LintFinding(BaseModel):
 
 
 class LintVerdict(BaseModel):
-    """The contamination lint of the workdir: files read, and what they held."""
+    """The contamination lint of the workdir: files read, and what they held. The lint
+    reads within caps (``caps``); a walk stopped by them fails it (``complete`` false)."""
 
     passed: bool
     files: int
     bytes: int
     findings: list[LintFinding] = Field(default_factory=list)
+    skipped: int = Field(
+        default=0, description="entries not read: links, FIFOs, sockets, devices, unreadable"
+    )
+    truncated: int = Field(default=0, description="files read only up to the per-file cap")
+    complete: bool = Field(default=True, description="false: the walk stopped at a cap")
+    caps: str = Field(default="", description="the caps the lint read within")
