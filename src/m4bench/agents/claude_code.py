@@ -39,6 +39,14 @@ from m4bench.agents.base import (
     step_metrics,
     with_instruction,
 )
+from m4bench.agents.outcome import (
+    InfraFailure,
+    InfraKind,
+    classify_lines,
+    classify_message,
+    infra_failure,
+    text_tail,
+)
 from m4bench.agents.usage import Usage
 
 WEB_TOOLS = ("WebFetch", "WebSearch")
@@ -149,6 +157,82 @@ class ClaudeCodeAdapter(CliAdapter):
             totals=final_metrics(self.parse_trace(path)),
             session_id=session if isinstance(session, str) else None,
         )
+
+    def infrastructure_failure(
+        self, ctx: AgentContext, returncode: int | None, trace: Path, stderr: Path | None = None
+    ) -> InfraFailure | None:
+        """A run Claude Code ended on a failed API call: its ``result`` event is an error
+        whose text is the API's (``API Error: 429 {...}``, "Invalid API key · Please run
+        /login", "Credit balance is too low"), and the assistant message it made of the
+        failure names Claude Code's own category (``rate_limit``, ``authentication_failed``,
+        ...). A successful result, a turn or budget limit, or a request the API refused as
+        malformed (400, prompt too long) is the agent's end, not the provider's. Without a
+        result event (the CLI died), its standard error says why."""
+        events = read_jsonl(trace)[0] if trace.is_file() else []
+        final = next((e for e in reversed(events) if e.get("type") == "result"), None)
+        if final is not None and not _is_error(final):
+            return None
+        category, words = _api_error(events)
+        if final is not None:
+            if str(final.get("subtype", "")) in _OWN_LIMITS:
+                return None
+            result = final.get("result")
+            words = result if isinstance(result, str) and result.strip() else words
+        elif returncode == 0:
+            return None
+        if not words.strip():
+            found = classify_lines(text_tail(stderr))
+            return infra_failure(found[0], found[1], ctx.credentials.values()) if found else None
+        kind = _kind_of(category, words)
+        return infra_failure(kind, words, ctx.credentials.values()) if kind else None
+
+
+# Claude Code's category of a failed API call (the ``error`` of the assistant message
+# it makes of the failure); None: the request's own fault.
+_CATEGORIES: dict[str, InfraKind | None] = {
+    "authentication_failed": "auth_error",
+    "oauth_org_not_allowed": "auth_error",
+    "cloud_credential_error": "auth_error",
+    "invalid_grant": "auth_error",
+    "billing_error": "quota_exhausted",
+    "rate_limit": "rate_limited",
+    "overloaded": "provider_error",
+    "server_error": "provider_error",
+    "invalid_request": None,
+    "max_output_tokens": None,
+}
+_OWN_LIMITS = frozenset(
+    {"error_max_turns", "error_max_budget_usd", "error_max_structured_output_retries"}
+)
+
+
+def _is_error(final: dict[str, Any]) -> bool:
+    return bool(final.get("is_error")) or final.get("subtype", "success") != "success"
+
+
+def _api_error(events: list[dict[str, Any]]) -> tuple[str | None, str]:
+    """The category and text of the last assistant message when it stands for a failed
+    API call (Claude Code marks it with ``error`` or an ``API Error`` text); an answer
+    of the model after a failed call means that failure did not end the run."""
+    last = next((e for e in reversed(events) if e.get("type") == "assistant"), None)
+    if last is None:
+        return None, ""
+    message = last.get("message") or {}
+    text = "\n".join(str(b.get("text", "")) for b in _blocks(message) if b.get("type") == "text")
+    category = last.get("error")
+    if isinstance(category, str) and category:
+        return category, text
+    if last.get("isApiErrorMessage") or text.lstrip().startswith("API Error"):
+        return None, text
+    return None, ""
+
+
+def _kind_of(category: str | None, words: str) -> InfraKind | None:
+    said = classify_message(words)
+    if category in _CATEGORIES:
+        kind = _CATEGORIES[category]
+        return "quota_exhausted" if kind is not None and said == "quota_exhausted" else kind
+    return said
 
 
 def _apply_result(summary: TraceSummary, final: dict[str, Any]) -> None:

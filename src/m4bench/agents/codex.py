@@ -36,6 +36,13 @@ from m4bench.agents.base import (
     step_metrics,
     with_instruction,
 )
+from m4bench.agents.outcome import (
+    InfraFailure,
+    classify_lines,
+    classify_message,
+    infra_failure,
+    text_tail,
+)
 from m4bench.agents.usage import Usage
 
 
@@ -124,6 +131,40 @@ class CodexAdapter(CliAdapter):
             totals=final_metrics(summary),
             session_id=session if isinstance(session, str) else None,
         )
+
+    def infrastructure_failure(
+        self, ctx: AgentContext, returncode: int | None, trace: Path, stderr: Path | None = None
+    ) -> InfraFailure | None:
+        """A run Codex ended on a failed model request: its last turn failed (``turn.failed``
+        or a fatal ``error`` event) with the provider's words ("exceeded retry limit, last
+        status: 429 Too Many Requests", "unexpected status 401 Unauthorized", "Quota
+        exceeded", "stream disconnected before completion"). A completed last turn, or a
+        request the API refused as malformed (400, context window exceeded, model not
+        found), is the agent's end. Without any event (the CLI died at start), its
+        standard error says why."""
+        events = read_jsonl(trace)[0] if trace.is_file() else []
+        words = _final_failure(events)
+        if words is None:
+            if returncode == 0 or any(e.get("type") == "turn.completed" for e in events):
+                return None
+            found = classify_lines(text_tail(stderr))
+            return infra_failure(found[0], found[1], ctx.credentials.values()) if found else None
+        kind = classify_message(words)
+        return infra_failure(kind, words, ctx.credentials.values()) if kind else None
+
+
+def _final_failure(events: list[dict[str, Any]]) -> str | None:
+    """The words of the failure the run ended on: the last ``turn.failed`` (or fatal
+    ``error``) with no completed turn after it. Codex also reports the retries it makes
+    as ``error`` events ("Reconnecting... 2/5"); a turn that then completes clears them."""
+    failure: str | None = None
+    for event in events:
+        kind = event.get("type")
+        if kind in ("turn.failed", "error"):
+            failure = _error_text(event)
+        elif kind == "turn.completed":
+            failure = None
+    return failure
 
 
 def _error_text(event: dict[str, Any]) -> str:

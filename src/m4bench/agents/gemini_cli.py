@@ -13,8 +13,9 @@ input count includes cached input, so uncached input is the difference.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from m4bench.agents.atif import (
     UNKNOWN_VERSION,
@@ -34,6 +35,14 @@ from m4bench.agents.base import (
     final_metrics,
     read_jsonl,
     with_instruction,
+)
+from m4bench.agents.outcome import (
+    InfraFailure,
+    InfraKind,
+    classify_lines,
+    classify_message,
+    infra_failure,
+    text_tail,
 )
 from m4bench.agents.usage import Usage
 from m4bench.fileio import atomic_write_text
@@ -144,6 +153,94 @@ class GeminiCliAdapter(CliAdapter):
             totals=final_metrics(self.parse_trace(path)),
             session_id=session if isinstance(session, str) else None,
         )
+
+    def infrastructure_failure(
+        self, ctx: AgentContext, returncode: int | None, trace: Path, stderr: Path | None = None
+    ) -> InfraFailure | None:
+        """A run Gemini CLI ended on a failed API call: its ``result`` event has status
+        ``error`` and the API's words (``[API Error: ... (Status: RESOURCE_EXHAUSTED)]``,
+        "API key not valid", ``PERMISSION_DENIED``, ``UNAVAILABLE``, a 5xx), or it exited
+        41 (authentication). A per-minute quota is a rate limit, a per-day one exhausted
+        quota. A successful result, its turn limit, a fatal tool error or a request the
+        API refused as malformed is the agent's end."""
+        events = read_jsonl(trace)[0] if trace.is_file() else []
+        printed = text_tail(stderr)
+        ending = _final_error(events, printed)
+        if ending is None or (returncode == 0 and not ending.words):
+            return None
+        secrets = ctx.credentials.values()
+        if returncode == EXIT_AUTH and ending.error_type not in _ERROR_TYPES:
+            words = ending.words or printed.strip() or "authentication failed"
+            return infra_failure("auth_error", words, secrets)
+        if not ending.words.strip():
+            found = classify_lines(printed)
+            return infra_failure(found[0], found[1], secrets) if found else None
+        kind = _gemini_kind(ending)
+        return infra_failure(kind, ending.words, secrets) if kind else None
+
+
+# Gemini CLI's own error classes (``error.type``) that say what failed; None: the
+# agent's own end (its turn limit, its input, a fatal tool error, a cancellation).
+_ERROR_TYPES: dict[str, InfraKind | None] = {
+    "FatalAuthenticationError": "auth_error",
+    "TerminalQuotaError": "quota_exhausted",
+    "RetryableQuotaError": "rate_limited",
+    "FatalTurnLimitedError": None,
+    "FatalInputError": None,
+    "FatalToolExecutionError": None,
+    "FatalCancellationError": None,
+    "FatalSandboxError": None,
+    "FatalConfigError": None,
+}
+EXIT_AUTH = 41
+"""Gemini CLI's exit status for an authentication it could not do."""
+_PER_MINUTE = re.compile(r"per ?minute|retry in|retrydelay")
+_PER_DAY = re.compile(r"per ?day")
+
+
+class _Ending(NamedTuple):
+    error_type: str | None
+    words: str
+    status: int | None = None
+
+
+def _final_error(events: list[dict[str, Any]], stderr: str) -> _Ending | None:
+    """The error type and words the run ended on: the ``result`` event's error, else (no
+    result: the CLI died) its last ``error`` event, else the JSON error object it printed
+    to standard error (with its ``code``). None when the result says success."""
+    final = next((e for e in reversed(events) if e.get("type") == "result"), None)
+    if final is not None:
+        if final.get("status") in (None, "success"):
+            return None
+        return _ending(final.get("error"))
+    for event in reversed(events):
+        if event.get("type") == "error" and event.get("severity", "error") == "error":
+            return _Ending(None, str(event.get("message", "")))
+    start = stderr.find('{"error"')
+    start = start if start >= 0 else stderr.find("{\n")
+    try:
+        printed = json.JSONDecoder().raw_decode(stderr[start:])[0] if start >= 0 else None
+    except json.JSONDecodeError:
+        printed = None
+    return _ending(printed.get("error") if isinstance(printed, dict) else None)
+
+
+def _ending(error: Any) -> _Ending:
+    if not isinstance(error, dict):
+        return _Ending(None, str(error or ""))
+    kind, code = error.get("type"), error.get("code")
+    status = code if isinstance(code, int) and 400 <= code <= 599 else None
+    return _Ending(kind if isinstance(kind, str) else None, str(error.get("message", "")), status)
+
+
+def _gemini_kind(ending: _Ending) -> InfraKind | None:
+    if ending.error_type in _ERROR_TYPES:
+        return _ERROR_TYPES[ending.error_type]
+    kind = classify_message(ending.words, ending.status)
+    lowered = ending.words.lower()
+    if kind == "quota_exhausted" and _PER_MINUTE.search(lowered) and not _PER_DAY.search(lowered):
+        return "rate_limited"  # a per-minute quota: Gemini's way of saying rate limit
+    return kind
 
 
 def _apply_result(summary: TraceSummary, event: dict[str, Any], models: set[str]) -> None:

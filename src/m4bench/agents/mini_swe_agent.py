@@ -15,6 +15,7 @@ assistant message (OpenAI shape: ``prompt_tokens`` includes
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,13 @@ from m4bench.agents.base import (
     openai_usage,
     step_metrics,
     with_instruction,
+)
+from m4bench.agents.outcome import (
+    InfraFailure,
+    InfraKind,
+    classify_message,
+    infra_failure,
+    text_tail,
 )
 from m4bench.errors import M4BenchError
 
@@ -143,6 +151,95 @@ class MiniSweAgentAdapter(CliAdapter):
             context=context or TrajectoryContext(),
             totals=final_metrics(summary),
         )
+
+    def infrastructure_failure(
+        self, ctx: AgentContext, returncode: int | None, trace: Path, stderr: Path | None = None
+    ) -> InfraFailure | None:
+        """A run mini-swe-agent ended on a model call LiteLLM gave up on: the trajectory's
+        exit status is the exception's class (``RateLimitError``, ``AuthenticationError``,
+        ``ServiceUnavailableError``, ``InternalServerError``, ``APIConnectionError``) and
+        its text the provider's words; without a trajectory, the traceback on standard
+        error names it (``litellm.RateLimitError: ...``). ``Submitted``, its own limits,
+        and a request the API refused as malformed (``BadRequestError``,
+        ``ContextWindowExceededError``, ``NotFoundError``: a model that does not exist)
+        are the agent's end."""
+        status, words = _exit_of(_load_quietly(trace)) if trace.is_file() else (None, "")
+        if status in _OWN_EXITS:
+            return None
+        if status is None:
+            if returncode == 0:
+                return None
+            status, words = _raised(text_tail(stderr))
+        kind = _mini_kind(status, words) if status else None
+        return infra_failure(kind, words, ctx.credentials.values()) if kind else None
+
+
+# LiteLLM's exception classes (what mini-swe-agent records as its exit status when a
+# model call fails for good); None: the request's own fault.
+_LITELLM: dict[str, InfraKind | None] = {
+    "RateLimitError": "rate_limited",
+    "AuthenticationError": "auth_error",
+    "PermissionDeniedError": "auth_error",
+    "ServiceUnavailableError": "provider_error",
+    "InternalServerError": "provider_error",
+    "BadGatewayError": "provider_error",
+    "Timeout": "provider_error",
+    "APITimeoutError": "provider_error",
+    "APIConnectionError": "endpoint_unreachable",
+    "NotFoundError": None,
+    "BadRequestError": None,
+    "ContextWindowExceededError": None,
+    "UnsupportedParamsError": None,
+    "UnprocessableEntityError": None,
+    "ContentPolicyViolationError": None,
+}
+_OWN_EXITS = frozenset(
+    {"Submitted", "LimitsExceeded", "FormatError", "ExecutionTimeoutError", "UserInterruption"}
+)
+"""mini-swe-agent's own ends: the model answered and the agent stopped by itself."""
+_RAISED = re.compile(r"^litellm\.(?:exceptions\.)?(\w+)\b.*$", re.MULTILINE)
+
+
+def _load_quietly(path: Path) -> dict[str, Any]:
+    """The trajectory, or {} when the agent never wrote a readable one."""
+    try:
+        return _load(path)
+    except M4BenchError:
+        return {}
+
+
+def _exit_of(data: dict[str, Any]) -> tuple[str | None, str]:
+    """The exit status a trajectory records and its words: ``info.exit_status`` and
+    ``info.submission`` (the exception text when a model call failed), or the ``exit``
+    message newer versions end on."""
+    info = data.get("info") if isinstance(data.get("info"), dict) else {}
+    assert isinstance(info, dict)
+    status, words = info.get("exit_status"), info.get("submission")
+    exits = [m for m in _messages(data) if m.get("role") == "exit"]
+    extra = exits[-1].get("extra") if exits else None
+    if isinstance(extra, dict):
+        status = status or extra.get("exit_status")
+        words = extra.get("exception_str") or words or exits[-1].get("content")
+    return (str(status) if status else None), str(words or "")
+
+
+def _raised(stderr: str) -> tuple[str | None, str]:
+    """The LiteLLM exception a traceback on standard error ends with, and its words."""
+    found = list(_RAISED.finditer(stderr))
+    if not found:
+        return None, ""
+    last = found[-1]
+    return last.group(1), last.group(0)
+
+
+def _mini_kind(status: str, words: str) -> InfraKind | None:
+    said = classify_message(words)
+    if status in _LITELLM:
+        kind = _LITELLM[status]
+        if kind is not None and said in ("quota_exhausted", "endpoint_unreachable"):
+            return said  # a 429 for quota; "Connection error." under InternalServerError
+        return kind
+    return said if "litellm" in words.lower() else None
 
 
 def _message_step(builder: StepBuilder, message: dict[str, Any]) -> None:
