@@ -11,8 +11,11 @@ from pathlib import Path
 import pytest
 from result_records import record, score
 from viewer_runs import (
+    HOSTILE,
     TRUTH_KEY,
     TRUTH_VALUE,
+    hostile_run,
+    pages_of,
     run_with_diff,
     spec,
     trajectory,
@@ -24,42 +27,11 @@ from m4bench.fileio import write_model
 from m4bench.viewer import build_view, index_link, page_name, server_url, view_server
 from m4bench.viewer.collect import collect
 
-HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
-
-
-def _pages(out: Path) -> dict[str, str]:
-    return {
-        p.relative_to(out).as_posix(): p.read_text(encoding="utf-8") for p in out.rglob("*.html")
-    }
-
-
-def _hostile_run(root: Path) -> None:
-    steps = [
-        {"source": "user", "message": f"instruction {HOSTILE}"},
-        {
-            "source": "agent",
-            "message": f"I will run {HOSTILE}",
-            "reasoning_content": f"think {HOSTILE}",
-            "tool_calls": [
-                {
-                    "tool_call_id": "c1",
-                    "function_name": "run_sql",
-                    "arguments": {"query": f"SELECT '{HOSTILE}' AS x"},
-                }
-            ],
-            "observation": {"results": [{"source_call_id": "c1", "content": f"x\n{HOSTILE}"}]},
-        },
-    ]
-    made = record(spec(agent='evil"><script>alert(2)</script>'), scored=score(1.0))
-    files = {"trajectory.json": trajectory(steps), "instruction.md": f"Task {HOSTILE}",
-             "output.csv": f"stay_id,meld\n1,{HOSTILE}\n"}  # fmt: skip
-    write_run(root, made, files)
-
 
 def test_agent_text_is_rendered_as_text_everywhere(tmp_path: Path) -> None:
-    _hostile_run(tmp_path / "results")
+    hostile_run(tmp_path / "results")
     built = build_view(tmp_path / "results", tmp_path / "view")
-    pages = _pages(built.out)
+    pages = pages_of(built.out)
     [run_page] = [text for name, text in pages.items() if name.startswith("run/")]
     assert "<script" not in run_page and "<img" not in run_page
     assert run_page.count("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;") >= 5
@@ -82,14 +54,14 @@ def test_no_truth_value_reaches_a_page_without_with_truth(tmp_path: Path, with_d
 
         write_run(results, record(spec(), scored=scored_with_truth()), {})
     shared = build_view(results, tmp_path / "shared")
-    text = "".join(_pages(shared.out).values())
+    text = "".join(pages_of(shared.out).values())
     assert TRUTH_VALUE not in text and TRUTH_KEY not in text
     assert "30000001" in text and "5.0" in text  # the disagreement's key and agent value
     assert "missing keys: 1" in text
     private = build_view(results, tmp_path / "private", with_truth=True)
-    text = "".join(_pages(private.out).values())
+    text = "".join(pages_of(private.out).values())
     assert TRUTH_VALUE in text and TRUTH_KEY in text
-    assert "do not share" in _pages(private.out)["index.html"]
+    assert "do not share" in pages_of(private.out)["index.html"]
 
 
 def test_a_rebuild_without_truth_replaces_every_page(tmp_path: Path) -> None:
@@ -97,7 +69,7 @@ def test_a_rebuild_without_truth_replaces_every_page(tmp_path: Path) -> None:
     run_with_diff(results)
     build_view(results, tmp_path / "view", with_truth=True)
     build_view(results, tmp_path / "view")
-    assert TRUTH_VALUE not in "".join(_pages(tmp_path / "view").values())
+    assert TRUTH_VALUE not in "".join(pages_of(tmp_path / "view").values())
 
 
 def test_huge_observations_and_long_trajectories_are_cut_with_a_note(tmp_path: Path) -> None:

@@ -20,6 +20,39 @@ TRUTH_VALUE = "918273.5"
 TRUTH_KEY = "77001122"
 """The key of a truth row the agent did not produce."""
 
+HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+
+
+def pages_of(out: Path) -> dict[str, str]:
+    """Every page of a view, by its path in the view."""
+    return {
+        p.relative_to(out).as_posix(): p.read_text(encoding="utf-8") for p in out.rglob("*.html")
+    }
+
+
+def hostile_run(root: Path) -> ResultRecord:
+    """A run whose every text (instruction, messages, query, output, agent name) holds markup."""
+    steps = [
+        {"source": "user", "message": f"instruction {HOSTILE}"},
+        {
+            "source": "agent",
+            "message": f"I will run {HOSTILE}",
+            "reasoning_content": f"think {HOSTILE}",
+            "tool_calls": [
+                {
+                    "tool_call_id": "c1",
+                    "function_name": "run_sql",
+                    "arguments": {"query": f"SELECT '{HOSTILE}' AS x"},
+                }
+            ],
+            "observation": {"results": [{"source_call_id": "c1", "content": f"x\n{HOSTILE}"}]},
+        },
+    ]
+    made = record(spec(agent='evil"><script>alert(2)</script>'), scored=score(1.0))
+    files = {"trajectory.json": trajectory(steps), "instruction.md": f"Task {HOSTILE}",
+             "output.csv": f"stay_id,meld\n1,{HOSTILE}\n"}  # fmt: skip
+    return write_run(root, made, files)
+
 
 def spec(task: str = "mimic-meld-24h", agent: str = "oracle", **fields: Any) -> RunSpec:
     return RunSpec.model_validate({"task": task, "agent": agent, **fields})
