@@ -3,13 +3,16 @@
 One driver process owns a campaign invocation. It skips complete runs, orders the rest
 slowest first, keeps each provider under its concurrency limit, stops starting runs
 once the budget is spent, and writes every record through the results directory's
-crash-safe protocol (see :mod:`m4bench.campaign.store`).
+crash-safe protocol (see :mod:`m4bench.campaign.store`). A run the model provider ended
+is tried again after a backoff, kept per attempt, or stops the campaign (see
+:mod:`m4bench.campaign.provider_outcomes`).
 """
 
 from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -24,6 +27,17 @@ from m4bench.campaign.executors import Executor
 from m4bench.campaign.plan import schedule_order
 from m4bench.campaign.profile import Budget, Price
 from m4bench.campaign.progress import ProgressSink, Tally
+from m4bench.campaign.provider_outcomes import (
+    attempt_error,
+    attempt_records,
+    backoff,
+    complete_result,
+    is_fatal,
+    is_provider_outcome,
+    keep_attempt,
+    stop_line,
+)
+from m4bench.campaign.retry import RetryPolicy
 from m4bench.campaign.store import Claim, ResultsDir
 from m4bench.results.campaign_files import PlannedRun, RunSettings
 from m4bench.results.record import ResultRecord
@@ -52,6 +66,8 @@ class DriverSettings:
     run_settings: RunSettings | None = None
     """What the runs are executed with (sources, sandbox, ...): recorded in a new
     campaign, checked against the recorded ones on resume. None: neither."""
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    """How a run the provider ended transiently is tried again (tries, backoff)."""
 
 
 @dataclass
@@ -73,6 +89,8 @@ class CampaignReport:
     stopped: str | None = None
     cost_usd: float = 0.0
     tokens: int = 0
+    provider_retries: Counter[str] = field(default_factory=Counter)
+    """Attempts the provider ended and that were tried again, by kind."""
 
     def infra_error(self, error: str) -> None:
         self.infra_errors += 1
@@ -94,11 +112,13 @@ class CampaignReport:
 
 @dataclass(frozen=True)
 class _Settled:
-    """A finished run whose record is still to be written."""
+    """A finished run whose record is still to be written; ``final``: a provider-ended
+    attempt that is not tried again now (its record becomes the run's)."""
 
     claim: Claim
     result: ResultRecord | None
     error: str | None
+    final: bool = True
 
 
 @dataclass
@@ -110,6 +130,10 @@ class _State:
     eta: EtaModel = field(default_factory=EtaModel)
     interrupted: bool = False
     settled: list[_Settled] = field(default_factory=list)
+    waiting: list[tuple[float, PlannedRun]] = field(default_factory=list)
+    """Runs the provider ended transiently, each with when it may start again."""
+    tries: Counter[str] = field(default_factory=Counter)
+    """Provider-ended attempts of each run in this invocation."""
 
 
 def run_campaign(
@@ -141,7 +165,7 @@ def run_campaign(
         executor.close()
     report.cost_usd, report.tokens = guard.cost_usd, guard.tokens
     if report.missing:  # another driver of this directory may have completed them
-        still = sum(results.read_result(run.run_id) is None for run in runs)
+        still = sum(complete_result(results, run.run_id) is None for run in runs)
         report.completed_elsewhere = max(0, report.missing - still)
     return report
 
@@ -149,10 +173,13 @@ def run_campaign(
 def _missing_runs(
     results: ResultsDir, runs: list[PlannedRun], guard: BudgetGuard
 ) -> list[PlannedRun]:
-    """Runs without a complete record; the spending of the complete ones goes to the guard."""
+    """Runs without a complete record; the spending of the complete ones, and of every
+    attempt kept beside a run (the provider ended it), goes to the guard."""
     todo: list[PlannedRun] = []
     for run in runs:
-        existing = results.read_result(run.run_id)
+        for attempt in attempt_records(results, run.run_id):
+            guard.add(attempt)
+        existing = complete_result(results, run.run_id)
         if existing is None:
             todo.append(run)
         else:
@@ -178,11 +205,14 @@ def _loop(
         _write_settled(results, state)
         _show(progress, report, state, guard)
         if not state.in_flight:
-            return
+            if report.stopped or not state.waiting:
+                return
+            _pause_until_due(state)
+            continue
         for future in _wait_any(state):
             claim = state.in_flight.pop(future)
             state.per_provider[claim.run.provider] -= 1
-            state.settled.append(_settle(settings, guard, claim, future, report, state.eta))
+            state.settled.append(_settle(settings, guard, claim, future, report, state))
 
 
 def _harness_stop(settings: DriverSettings, report: CampaignReport) -> str | None:
@@ -218,6 +248,23 @@ def _graceful_interrupt(state: _State) -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+def _pause_until_due(state: _State) -> None:
+    """Nothing runs and runs wait for their retry: sleep until the first is due (at most
+    a poll interval, so an interrupt is heard)."""
+    due = min(when for when, _ in state.waiting)
+    time.sleep(min(max(due - time.monotonic(), 0.0), POLL_SECONDS))
+
+
+def _take_due(state: _State) -> None:
+    """Runs whose retry is due go first in the queue, once their last attempt is written
+    (its claim released)."""
+    now = time.monotonic()
+    writing = {settled.claim.run.run_id for settled in state.settled}
+    due = [run for when, run in state.waiting if when <= now and run.run_id not in writing]
+    state.waiting = [(when, run) for when, run in state.waiting if run not in due]
+    state.todo[:0] = due
+
+
 def _wait_any(state: _State) -> set[Future[ResultRecord]]:
     pending = list(state.in_flight)
     finished, _ = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
@@ -231,7 +278,9 @@ def _fill(
     state: _State,
     report: CampaignReport,
 ) -> None:
-    """Start runs in schedule order while the executor and providers have room."""
+    """Start runs in schedule order (retries that are due first) while the executor and
+    providers have room."""
+    _take_due(state)
     index = 0
     while index < len(state.todo) and len(state.in_flight) < executor.capacity:
         run = state.todo[index]
@@ -242,7 +291,7 @@ def _fill(
         state.todo.pop(index)
         claim = results.try_claim(run)
         if claim is None:
-            if results.read_result(run.run_id) is None:
+            if complete_result(results, run.run_id) is None:
                 report.held_elsewhere += 1
             else:
                 report.complete_before += 1
@@ -264,7 +313,7 @@ def _settle(
     claim: Claim,
     future: Future[ResultRecord],
     report: CampaignReport,
-    eta: EtaModel,
+    state: _State,
 ) -> _Settled:
     """Account for a finished run (budget, counts, ETA); writing it comes after the
     freed slot is refilled, so the next run does not wait on this one's disk writes."""
@@ -277,7 +326,9 @@ def _settle(
         return _Settled(claim, None, error)
     result = priced(record, settings.prices)
     guard.add(result)
-    eta.observe(claim.run.prior_seconds, result.timings.total)
+    if is_provider_outcome(result):
+        return _provider_ended(settings, claim, result, report, state)
+    state.eta.observe(claim.run.prior_seconds, result.timings.total)
     report.infra_streak = 0
     if result.status == "ok":
         report.done += 1
@@ -286,11 +337,35 @@ def _settle(
     return _Settled(claim, result, None)
 
 
+def _provider_ended(
+    settings: DriverSettings,
+    claim: Claim,
+    result: ResultRecord,
+    report: CampaignReport,
+    state: _State,
+) -> _Settled:
+    """A run the provider ended: stop the campaign (fatal), try it again after a
+    backoff (transient, tries left), or record it as that outcome (tries spent)."""
+    run = claim.run
+    state.tries[run.run_id] += 1
+    tries = state.tries[run.run_id]
+    if is_fatal(result):
+        report.stopped = report.stopped or stop_line(result)
+    elif tries < settings.retry.transient_attempts:
+        report.provider_retries[result.status] += 1
+        wait = backoff(settings.retry, result, tries)
+        state.waiting.append((time.monotonic() + wait, run))
+        return _Settled(claim, result, None, final=False)
+    report.infra_error(attempt_error(result))
+    return _Settled(claim, result, None)
+
+
 def _check_record(run: PlannedRun, record: ResultRecord) -> None:
-    """A run function hands back a complete record of the run it was given."""
+    """A run function hands back a complete record of the run it was given, or one the
+    model provider ended."""
     if record.run_id != run.run_id:
         raise ValueError(f"the run function returned the record of {record.run_id!r}")
-    if not record.complete:
+    if not record.complete and not is_provider_outcome(record):
         raise ValueError(f"the run function returned an unfinished run ({record.status})")
 
 
@@ -299,6 +374,8 @@ def _write_settled(results: ResultsDir, state: _State) -> None:
         settled = state.settled.pop(0)
         if settled.result is None:
             results.abandon(settled.claim, settled.error or "unknown error")
+        elif is_provider_outcome(settled.result):
+            keep_attempt(results, settled.claim, settled.result, settled.final)
         else:
             results.commit(settled.claim, settled.result)
 

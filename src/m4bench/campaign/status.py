@@ -1,4 +1,10 @@
-"""Status of a results directory: per cell, how many trials are done, failed, missing."""
+"""Status of a results directory: per cell, how many trials are done, failed, missing.
+
+A run the model provider ended (an infrastructure outcome: rate limit, 5xx, refused
+credentials, exhausted quota, no connection) is missing, not failed: it is tried again
+on ``--resume``. Its cell counts it by kind, and the last attempt's cause, in words with
+what to do, is among the missing runs' infrastructure errors.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from m4bench.campaign.error_text import error_headline, error_hint
+from m4bench.campaign.provider_outcomes import attempt_result, complete_result
 from m4bench.campaign.store import ResultsDir
 from m4bench.errors import M4BenchError
 from m4bench.results.campaign_files import CampaignManifest, RunSettings
 from m4bench.results.identity import Cell
+from m4bench.results.read import read_result
+from m4bench.results.record import INFRASTRUCTURE
 from m4bench.results.reward import counted_reward
 
 
@@ -23,6 +32,9 @@ class CellStatus:
     failure_reasons: dict[str, int] = field(default_factory=dict)
     rewards: list[float] = field(default_factory=list)
     """The rewards of the cell's complete runs, failed ones included."""
+    infrastructure: dict[str, int] = field(default_factory=dict)
+    """Missing runs whose last attempt the provider ended, by its kind (``rate_limited``,
+    ``auth_error``, ...): not failures of the model, tried again on ``--resume``."""
 
     @property
     def planned(self) -> int:
@@ -64,7 +76,7 @@ def campaign_status(results: ResultsDir) -> CampaignStatus:
     hints: dict[str, str] = {}
     for run in manifest.runs:
         status = cells.setdefault(run.cell.key, CellStatus(cell=run.cell))
-        result = results.read_result(run.run_id)
+        result = complete_result(results, run.run_id)
         if result is not None and result.ground_truth is not None:
             sha = result.ground_truth.sha256
             truths.setdefault(run.cell.task, {}).setdefault(sha, []).append(run.run_id)
@@ -73,6 +85,8 @@ def campaign_status(results: ResultsDir) -> CampaignStatus:
             running = results.is_running(run.run_id)
             status.running += int(running)
             if not running and (error := _last_infra_error(results, run.run_id)) is not None:
+                if (kind := _provider_kind(results, run.run_id)) is not None:
+                    status.infrastructure[kind] = status.infrastructure.get(kind, 0) + 1
                 headline = error_headline(error)
                 infra[headline] += 1
                 if (hint := error_hint(error)) is not None:
@@ -113,6 +127,19 @@ def _last_infra_error(results: ResultsDir, run_id: str) -> str | None:
     return None
 
 
+def _provider_kind(results: ResultsDir, run_id: str) -> str | None:
+    """The infrastructure outcome of the run's last attempt, when the provider ended it
+    (its record is kept beside the run)."""
+    attempts = results.attempts(run_id)
+    if not attempts:
+        return None
+    kept = attempt_result(results, run_id, attempts[-1].attempt)
+    if not kept.is_file():
+        return None
+    status = read_result(kept).status
+    return status if status in INFRASTRUCTURE else None
+
+
 def status_document(status: CampaignStatus) -> dict[str, object]:
     """The status as plain data (for ``--json``)."""
     cells = [
@@ -123,6 +150,7 @@ def status_document(status: CampaignStatus) -> dict[str, object]:
             "missing": cell.missing,
             "running": cell.running,
             "failure_reasons": dict(sorted(cell.failure_reasons.items())),
+            "infrastructure_outcomes": dict(sorted(cell.infrastructure.items())),
             "mean_reward": cell.mean_reward,
         }
         for cell in status.cells
