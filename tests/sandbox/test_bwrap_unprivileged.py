@@ -70,12 +70,19 @@ def test_user_namespace_path_as_nobody(world_root: Path, monkeypatch: pytest.Mon
     )
     monkeypatch.setattr(os, "geteuid", lambda: NOBODY)
     monkeypatch.setattr(os, "getuid", lambda: NOBODY)
-    argv = BwrapSandbox(check=False).build_argv(["sh", "-c", PROBE], spec, None)
+    sandbox = BwrapSandbox(check=False)
+    argv = sandbox.build_argv(["sh", "-c", PROBE], spec, None)
     monkeypatch.undo()
     assert "--unshare-user" in argv and "--disable-userns" in argv and "setpriv" not in argv[0]
     as_nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
     done = subprocess.run(
-        [*as_nobody, *argv], cwd=workdir, capture_output=True, text=True, timeout=60, check=False
+        [*as_nobody, *argv],
+        cwd=workdir,
+        env=sandbox.host_environment(spec),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     lines = done.stdout.split()
     assert lines[0] == str(NOBODY), done.stderr

@@ -2,7 +2,8 @@
 
 A backend turns ``(command, spec)`` into a host command line and starts it in its own
 process group; :class:`SandboxProcess` waits for it, enforces the timeout (SIGTERM to
-the whole group, then SIGKILL after the grace period) and reports a
+the command's processes, as the backend finds them, then SIGKILL to the whole group
+after the grace period), watches the workdir's size and reports a
 :class:`SandboxResult`. When the spec asks for ``proxy`` networking, the backend starts
 an :class:`EgressProxy` outside the sandbox for the lifetime of the process.
 """
@@ -15,14 +16,16 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Protocol
 
 from m4bench.errors import M4BenchError
 from m4bench.sandbox.egress import EgressProxy
+from m4bench.sandbox.observed import ObservedUsage
+from m4bench.sandbox.seccomp import filter_fd
 from m4bench.sandbox.spec import SandboxResult, SandboxSpec
+from m4bench.sandbox.watch import WorkdirWatch
 
 
 class Sandbox(Protocol):
@@ -47,22 +50,20 @@ class SandboxProcess:
         self,
         popen: subprocess.Popen[bytes],
         spec: SandboxSpec,
-        backend: str,
-        isolated: bool,
+        backend: ProcessSandbox,
         proxy: EgressProxy | None,
         handles: tuple[IO[bytes], IO[bytes]],
-        started_check: Callable[[int | None], bool],
     ) -> None:
         self._popen = popen
         self._spec = spec
         self._backend = backend
-        self._isolated = isolated
         self._proxy = proxy
         self._handles = handles
-        self._started_check = started_check
         self._started = time.monotonic()
         self._started_at = datetime.now(UTC)
         self._killed = False
+        self._watch = WorkdirWatch(spec.workdir, spec.limits, self._over_limit)
+        self._watch.start()
 
     @property
     def pid(self) -> int:
@@ -72,9 +73,10 @@ class SandboxProcess:
         return self._popen.poll()
 
     def terminate(self) -> None:
-        """SIGTERM the whole process group, wait the grace period, then SIGKILL it."""
+        """SIGTERM the command's processes, wait the grace period, then SIGKILL the
+        whole process group."""
         self._killed = True
-        self._signal_group(signal.SIGTERM)
+        self._backend.soft_stop(self._spec, self._popen.pid)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._popen.wait(timeout=self._spec.kill_grace_seconds)
         self._signal_group(signal.SIGKILL)
@@ -96,11 +98,12 @@ class SandboxProcess:
             raise
         elapsed = time.monotonic() - self._started
         self._signal_group(signal.SIGKILL)
-        self._close()
-        started = self._started_check(self._popen.returncode)
+        observed = self._close()
+        started = self._backend.started(self._spec, self._popen.returncode)
+        name, isolated = self._backend.name, self._backend.isolated
         return SandboxResult(
-            backend=self._backend,
-            isolated=self._isolated,
+            backend=name,
+            isolated=isolated,
             returncode=self._popen.returncode,
             timed_out=timed_out,
             killed=self._killed,
@@ -110,13 +113,20 @@ class SandboxProcess:
             stderr_path=self._spec.stderr_path,
             sandbox_started=started,
             sandbox_error=None if started else _tail(self._spec.stderr_path),
-            publishable=self._isolated,
+            publishable=isolated,
             publishable_reason=(
-                f"isolated by the {self._backend} sandbox"
-                if self._isolated
-                else f"the {self._backend} backend does not isolate the agent"
+                f"isolated by the {name} sandbox"
+                if isolated
+                else f"the {name} backend does not isolate the agent"
             ),
+            limit_exceeded=self._watch.exceeded,
+            observed_usage=observed,
         )
+
+    def _over_limit(self) -> None:
+        """The workdir went past its limit: stop the command (called by the watch)."""
+        if self._popen.poll() is None:
+            self.terminate()
 
     def stop(self) -> None:
         """Stop the process group now (SIGTERM, the grace period, SIGKILL) and release
@@ -132,12 +142,17 @@ class SandboxProcess:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self._popen.pid, sig)
 
-    def _close(self) -> None:
+    def _close(self) -> ObservedUsage | None:
+        """Release the logs, the watch and the proxy; what the proxy saw of usage."""
+        self._watch.stop()
         for handle in self._handles:
             handle.close()
+        observed = None
         if self._proxy is not None:
             self._proxy.stop()
+            observed = self._proxy.observed_usage()
             self._proxy = None
+        return observed
 
 
 def _tail(path: Path, limit: int = 2000) -> str:
@@ -157,12 +172,23 @@ class ProcessSandbox:
         spec: SandboxSpec,
         egress_socket: Path | None,
         status_fd: int | None = None,
+        seccomp_fd: int | None = None,
     ) -> list[str]:
-        """The host command line; ``status_fd`` is an open fd the launcher may report on."""
+        """The host command line; ``status_fd`` is an open fd the launcher may report on,
+        ``seccomp_fd`` one holding the filter of :meth:`seccomp_program`."""
         raise NotImplementedError
 
     def wants_status_fd(self) -> bool:
         return False
+
+    def seccomp_program(self) -> bytes | None:
+        """A compiled seccomp filter the launcher loads (``None``: none)."""
+        return None
+
+    def soft_stop(self, spec: SandboxSpec, leader: int) -> None:
+        """Ask the command to stop (the grace period follows): SIGTERM to the group."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(leader, signal.SIGTERM)
 
     def started(self, spec: SandboxSpec, returncode: int | None) -> bool:
         """Whether the command itself ran (``False``: the sandbox failed to set up)."""
@@ -196,13 +222,16 @@ class ProcessSandbox:
                     hint="provision the task first, or drop the mount from the spec",
                 )
         spec.log_dir.mkdir(parents=True, exist_ok=True)
+        program = self.seccomp_program()
         proxy = self._start_proxy(spec)
         status = spec.status_path.open("wb") if self.wants_status_fd() else None
+        seccomp_fd = filter_fd(program) if program is not None else None
         try:
             socket_path = proxy.socket_path if proxy else None
             status_fd = status.fileno() if status else None
-            argv = self.build_argv(command, spec, socket_path, status_fd)
-            return self._spawn(argv, spec, proxy, status_fd)
+            argv = self.build_argv(command, spec, socket_path, status_fd, seccomp_fd)
+            fds = tuple(fd for fd in (status_fd, seccomp_fd) if fd is not None)
+            return self._spawn(argv, spec, proxy, fds)
         except BaseException:
             if proxy is not None:
                 proxy.stop()
@@ -210,6 +239,8 @@ class ProcessSandbox:
         finally:
             if status is not None:
                 status.close()
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
 
     def run(self, command: list[str], spec: SandboxSpec, timeout: float) -> SandboxResult:
         return self.start(command, spec).wait(timeout)
@@ -219,13 +250,16 @@ class ProcessSandbox:
             return None
         socket_dir = Path(tempfile.mkdtemp(prefix="m4bench-egress-"))
         proxy = EgressProxy(
-            socket_dir / "egress.sock", set(spec.allowed_endpoints), spec.egress_log_path
+            socket_dir / "egress.sock",
+            set(spec.allowed_endpoints),
+            spec.egress_log_path,
+            max_connections=spec.limits.egress_connections,
         )
         proxy.start()
         return proxy
 
     def _spawn(
-        self, argv: list[str], spec: SandboxSpec, proxy: EgressProxy | None, status_fd: int | None
+        self, argv: list[str], spec: SandboxSpec, proxy: EgressProxy | None, fds: tuple[int, ...]
     ) -> SandboxProcess:
         stdout = spec.stdout_path.open("wb")
         stderr = spec.stderr_path.open("wb")
@@ -238,7 +272,7 @@ class ProcessSandbox:
                 cwd=self.host_cwd(spec),
                 env=self.host_environment(spec),
                 start_new_session=True,
-                pass_fds=(status_fd,) if status_fd is not None else (),
+                pass_fds=fds,
             )
         except OSError as exc:
             stdout.close()
@@ -247,12 +281,4 @@ class ProcessSandbox:
                 f"sandbox {self.name}: cannot start {argv[0]}: {exc}",
                 hint=f"check that {argv[0]} is installed and executable",
             ) from exc
-        return SandboxProcess(
-            popen,
-            spec,
-            self.name,
-            self.isolated,
-            proxy,
-            (stdout, stderr),
-            lambda code: self.started(spec, code),
-        )
+        return SandboxProcess(popen, spec, self, proxy, (stdout, stderr))

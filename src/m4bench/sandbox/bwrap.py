@@ -4,21 +4,33 @@ The sandbox sees ``/usr`` (and the ``/lib``, ``/bin`` links into it), a few cert
 and alternatives directories of ``/etc``, fresh ``/proc`` and ``/dev``, a private
 size-capped ``/tmp``, the workdir (writable) and exactly the mounts of the spec (read
 only). Nothing of the user's home is bound. All namespaces are unshared (the network
-namespace holds only ``lo``), nested user namespaces are disabled, every capability is
-dropped, the environment is cleared, and the sandbox dies with the harness.
+namespace holds only ``lo``), every capability is dropped, new user namespaces are
+refused (a seccomp filter on every path, and ``--disable-userns`` where the sandbox has
+a user namespace of its own), and the sandbox dies with the harness.
+
+The command's environment is exactly the spec's: it is bwrap's own environment (the
+launcher is started with nothing else), never a ``--setenv`` argument, so no value
+(an API key) shows in the host's world-readable ``/proc/<pid>/cmdline``; a process's
+``environ`` is readable only by its own user. On a timeout the processes inside the
+sandbox's PID namespace get SIGTERM first (bwrap would not forward it), then the
+grace period, then SIGKILL.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
 from m4bench.errors import M4BenchError
 from m4bench.sandbox.base import ProcessSandbox, SandboxProcess
 from m4bench.sandbox.egress import proxy_environment
+from m4bench.sandbox.seccomp import userns_filter
 from m4bench.sandbox.spec import (
     BRIDGE_IN_SANDBOX,
     EGRESS_SOCKET_IN_SANDBOX,
@@ -74,6 +86,38 @@ def _count_tasks_of(uid: int) -> int:
     return total
 
 
+def _child_pid(spec: SandboxSpec) -> int | None:
+    """The host PID of the sandbox's init, from bwrap's JSON status (None: not yet)."""
+    try:
+        lines = spec.status_path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        with contextlib.suppress(ValueError):
+            value = json.loads(line).get("child-pid")
+            if isinstance(value, int) and value > 0:
+                return value
+    return None
+
+
+def namespace_members(init: int | None) -> list[int]:
+    """Host PIDs of the processes in ``init``'s PID namespace, ``init`` itself left out."""
+    if init is None:
+        return []
+    try:
+        namespace = os.readlink(f"/proc/{init}/ns/pid")
+    except OSError:
+        return []
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == init:
+            continue
+        with contextlib.suppress(OSError):
+            if os.readlink(entry / "ns" / "pid") == namespace:
+                members.append(int(entry.name))
+    return members
+
+
 def sandbox_uid(spec: SandboxSpec) -> int:
     """The unprivileged user id a root harness runs this sandbox as (one per workdir)."""
     digest = hashlib.sha256(str(spec.workdir).encode()).digest()
@@ -86,11 +130,13 @@ def prlimit_argv(limits: Limits, uid: int) -> list[str]:
     RLIMIT_NPROC is checked against every task of the sandbox's user id (not only the
     sandbox's own), so the limit is that user's current task count plus the allowance.
     """
-    argv = ["prlimit"]
+    argv = [shutil.which("prlimit") or "prlimit"]
     if limits.cpu_seconds is not None:
         argv.append(f"--cpu={limits.cpu_seconds}")
     if limits.address_space_bytes is not None:
         argv.append(f"--as={limits.address_space_bytes}")
+    if limits.data_bytes is not None:
+        argv.append(f"--data={limits.data_bytes}")
     if limits.file_size_bytes is not None:
         argv.append(f"--fsize={limits.file_size_bytes}")
     if limits.processes is not None:
@@ -171,16 +217,38 @@ class BwrapSandbox(ProcessSandbox):
             _chown_tree(spec.workdir, sandbox_uid(spec))
         return super().start(command, spec)
 
+    def host_environment(self, spec: SandboxSpec) -> dict[str, str]:
+        """The command's environment, handed down by bwrap (see the module's text)."""
+        env = dict(spec.env)
+        if spec.network is NetworkMode.PROXY:
+            env.update(proxy_environment(spec.proxy_port))
+        return env
+
+    def seccomp_program(self) -> bytes:
+        return userns_filter()
+
+    def soft_stop(self, spec: SandboxSpec, leader: int) -> None:
+        """SIGTERM every process of the sandbox's PID namespace but its init (bwrap's
+        own), which would take the others down with SIGKILL; before the sandbox is up,
+        the launcher's group gets it."""
+        members = namespace_members(_child_pid(spec))
+        if not members:
+            super().soft_stop(spec, leader)
+        for pid in members:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGTERM)
+
     def build_argv(
         self,
         command: list[str],
         spec: SandboxSpec,
         egress_socket: Path | None,
         status_fd: int | None = None,
+        seccomp_fd: int | None = None,
     ) -> list[str]:
         as_root = os.geteuid() == 0
         uid = sandbox_uid(spec) if as_root else os.getuid()
-        argv = [*prlimit_argv(spec.limits, uid), "bwrap"]
+        argv = [*prlimit_argv(spec.limits, uid), shutil.which("bwrap") or "bwrap"]
         if as_root:
             # Root is exempt from RLIMIT_NPROC and a user namespace would still map to
             # root: keep the host user namespace and drop to ``uid`` with no capability.
@@ -188,9 +256,11 @@ class BwrapSandbox(ProcessSandbox):
             argv += ["--unshare-cgroup-try"]
         else:
             argv += ["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
-        argv += ["--die-with-parent", "--new-session", "--clearenv"]
+        argv += ["--die-with-parent", "--new-session"]
         if status_fd is not None:
             argv += ["--json-status-fd", str(status_fd)]
+        if seccomp_fd is not None:
+            argv += ["--seccomp", str(seccomp_fd)]
         argv += _base_filesystem()
         argv += ["--proc", "/proc", "--dev", "/dev"]
         argv += ["--perms", "1777", "--size", str(spec.limits.tmp_size_bytes), "--tmpfs", "/tmp"]
@@ -201,20 +271,16 @@ class BwrapSandbox(ProcessSandbox):
             argv += ["--ro-bind", str(mount.host), str(mount.sandbox)]
         argv += ["--bind", str(spec.workdir), str(spec.workdir_in_sandbox)]
         argv += ["--chdir", str(spec.workdir_in_sandbox)]
-        env = dict(spec.env)
         prefix: list[str] = []
         if spec.network is NetworkMode.PROXY:
             if egress_socket is None:
                 raise M4BenchError("sandbox bwrap: proxy networking without an egress socket")
             argv += ["--ro-bind", str(BRIDGE_SCRIPT), str(BRIDGE_IN_SANDBOX)]
             argv += ["--bind", str(egress_socket), str(EGRESS_SOCKET_IN_SANDBOX)]
-            env.update(proxy_environment(spec.proxy_port))
             prefix = [SYSTEM_PYTHON, "-I", str(BRIDGE_IN_SANDBOX)]
             prefix += ["--socket", str(EGRESS_SOCKET_IN_SANDBOX), "--port", str(spec.proxy_port)]
             prefix += ["--"]
         argv += ["--remount-ro", "/"]
-        for key in sorted(env):
-            argv += ["--setenv", key, env[key]]
         drop = [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups"] if as_root else []
         drop += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"] if drop else []
         return [*argv, "--", *drop, *prefix, *command]

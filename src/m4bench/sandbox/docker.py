@@ -87,6 +87,7 @@ class DockerSandbox(ProcessSandbox):
         spec: SandboxSpec,
         egress_socket: Path | None,
         status_fd: int | None = None,
+        seccomp_fd: int | None = None,
     ) -> list[str]:
         argv = [self.docker_bin, "run", "--rm", "--init", "--network", "none"]
         argv += ["--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--read-only"]

@@ -6,6 +6,12 @@ sandbox's own network namespace. It speaks HTTP ``CONNECT`` (for TLS) and plain-
 forwarding with absolute URIs. A connection is allowed only to an exact ``host:port``
 on the allowlist; every attempt, allowed or refused, is appended to a JSONL log that
 lives outside the workdir.
+
+At most ``max_connections`` connections are served at once (one host thread each);
+further ones wait in the socket's backlog for a free slot, and the first wait of each
+busy spell is logged (method ``QUEUED``). Responses carried in the clear (plain-HTTP
+forwarding, or a tunnel whose client does not start TLS) are read for the provider's
+token counts (:mod:`m4bench.sandbox.observed`).
 """
 
 from __future__ import annotations
@@ -23,10 +29,13 @@ from pydantic import BaseModel
 
 from m4bench.egress_marker import UNREACHABLE_HEADER, UNREACHABLE_VALUE
 from m4bench.errors import M4BenchError
+from m4bench.sandbox.observed import MAX_CAPTURE, ObservedUsage, usage_in_responses
 
 _MAX_HEAD = 64 * 1024
 _CONNECT_TIMEOUT = 15.0
 _BUFFER = 64 * 1024
+_TLS_HANDSHAKE = 0x16
+QUEUED = "QUEUED"
 
 
 class EgressEvent(BaseModel):
@@ -84,10 +93,16 @@ class _Request(BaseModel):
 class EgressProxy:
     """A threaded allowlisting proxy on a Unix socket. ``start()`` then ``stop()``."""
 
-    def __init__(self, socket_path: Path, allowlist: set[str], log_path: Path) -> None:
+    def __init__(
+        self, socket_path: Path, allowlist: set[str], log_path: Path, max_connections: int = 32
+    ) -> None:
         self.socket_path = socket_path
         self.allowlist = {item.lower() for item in allowlist}
         self.log_path = log_path
+        self.max_connections = max_connections
+        self._slots = threading.BoundedSemaphore(max_connections)
+        self._workers: set[threading.Thread] = set()
+        self._observed = ObservedUsage()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._server: socket.socket | None = None
@@ -110,7 +125,7 @@ class EgressProxy:
         # The directory (mode 0700) guards the socket on the host; inside the sandbox an
         # unprivileged user must be able to connect.
         self.socket_path.chmod(0o666)
-        server.listen(64)
+        server.listen(128)
         server.settimeout(0.2)
         self._server = server
         self._started = time.monotonic()
@@ -131,6 +146,9 @@ class EgressProxy:
             for conn in list(self._open):
                 with contextlib.suppress(OSError):
                     conn.close()
+            workers = list(self._workers)
+        for worker in workers:  # each reads what its connection carried, then ends
+            worker.join(timeout=2)
         with contextlib.suppress(OSError):
             self.socket_path.unlink()
         if self.socket_path.parent.name.startswith("m4bench-egress-"):
@@ -143,19 +161,43 @@ class EgressProxy:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def observed_usage(self) -> ObservedUsage | None:
+        """Token counts read in responses so far; None when no response carried any."""
+        with self._lock:
+            seen = self._observed
+        return seen if seen.responses or seen.unreadable else None
+
     def _accept_loop(self) -> None:
         assert self._server is not None
         while not self._stopping.is_set():
+            if not self._free_slot():
+                return
             try:
                 client, _ = self._server.accept()
             except TimeoutError:
+                self._slots.release()
                 continue
             except OSError:
+                self._slots.release()
                 return
             if self._stopping.is_set():
                 client.close()
+                self._slots.release()
                 return
-            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+            worker = threading.Thread(target=self._serve, args=(client,), daemon=True)
+            with self._lock:
+                self._workers.add(worker)
+            worker.start()
+
+    def _free_slot(self) -> bool:
+        """Wait for a free connection slot (False: the proxy is stopping)."""
+        if self._slots.acquire(blocking=False):
+            return True
+        self._log(QUEUED, "", 0, True, f"connection cap ({self.max_connections}) reached: waiting")
+        while not self._stopping.is_set():
+            if self._slots.acquire(timeout=0.2):
+                return True
+        return False
 
     def _log(self, method: str, host: str, port: int, allowed: bool, reason: str) -> None:
         event = EgressEvent(
@@ -179,8 +221,16 @@ class EgressProxy:
         finally:
             with self._lock:
                 self._open.discard(client)
+                self._workers.discard(threading.current_thread())
             with contextlib.suppress(OSError):
                 client.close()
+            self._slots.release()
+
+    def _note(self, tap: _Tap) -> None:
+        if tap.reading and tap.data:
+            seen = usage_in_responses(bytes(tap.data), truncated=tap.truncated)
+            with self._lock:
+                self._observed = self._observed.plus(seen)
 
     def _handle(self, client: socket.socket) -> None:
         client.settimeout(_CONNECT_TIMEOUT)
@@ -208,14 +258,19 @@ class EgressProxy:
             _reply(client, 502, "Bad Gateway", _upstream_failure(target, exc), unreachable=True)
             return
         self._log(request.method, request.host, request.port, True, "allowlisted")
+        tap = _Tap(reading=None if request.method == "CONNECT" else True)
         with upstream:
             if request.method == "CONNECT":
                 client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
                 if request.rest:
+                    tap.first_sent(request.rest)
                     upstream.sendall(request.rest)
             else:
                 upstream.sendall(request.head + request.rest)
-            _relay(client, upstream, self._stopping)
+            try:
+                _relay(client, upstream, self._stopping, tap)
+            finally:
+                self._note(tap)
 
 
 def _upstream_failure(target: str, exc: OSError) -> str:
@@ -279,7 +334,9 @@ def _forward_request(
     path = url.path or "/"
     if url.query:
         path += "?" + url.query
-    kept = [h for h in headers if not h.lower().startswith(("proxy-", "connection:"))]
+    # Identity encoding, so the proxy can read the provider's usage in the response.
+    dropped = ("proxy-", "connection:", "accept-encoding:")
+    kept = [h for h in headers if not h.lower().startswith(dropped)]
     lines = [f"{method} {path} {version}", *kept, "Connection: close", "", ""]
     head = "\r\n".join(lines).encode("latin-1")
     return _Request(method=method, host=_host(url.hostname), port=port, head=head, rest=rest), ""
@@ -289,8 +346,33 @@ def _host(raw: str) -> str:
     return raw.strip("[]").lower()
 
 
-def _relay(a: socket.socket, b: socket.socket, stopping: threading.Event) -> None:
-    """Copy bytes both ways until either side closes."""
+class _Tap:
+    """What came back over one connection, kept (up to a cap) when it is not TLS.
+
+    ``reading``: True for plain-HTTP forwarding; None for a tunnel until its client's
+    first bytes tell whether it starts TLS.
+    """
+
+    def __init__(self, reading: bool | None) -> None:
+        self.reading = reading
+        self.data = bytearray()
+        self.truncated = False
+
+    def first_sent(self, chunk: bytes) -> None:
+        if self.reading is None and chunk:
+            self.reading = chunk[0] != _TLS_HANDSHAKE
+
+    def received(self, chunk: bytes) -> None:
+        if not self.reading or self.truncated:
+            return
+        if len(self.data) + len(chunk) > MAX_CAPTURE:
+            self.truncated = True
+            return
+        self.data += chunk
+
+
+def _relay(a: socket.socket, b: socket.socket, stopping: threading.Event, tap: _Tap) -> None:
+    """Copy bytes both ways (``a`` the client) until either side closes."""
     a.settimeout(None)
     b.settimeout(None)
     with selectors.DefaultSelector() as selector:
@@ -303,4 +385,8 @@ def _relay(a: socket.socket, b: socket.socket, stopping: threading.Event) -> Non
                 chunk = source.recv(_BUFFER)
                 if not chunk:
                     return
+                if source is a:
+                    tap.first_sent(chunk)
+                else:
+                    tap.received(chunk)
                 sink.sendall(chunk)

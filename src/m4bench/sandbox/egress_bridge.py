@@ -5,7 +5,9 @@ Runs inside the sandbox with the system Python and the standard library only:
     python3 egress_bridge.py --socket /run/m4bench/egress.sock --port 18080 -- CMD ...
 
 It listens on the sandbox's own loopback, forwards every connection to the socket,
-runs CMD as a child and exits with CMD's exit status.
+runs CMD as a child and exits with CMD's exit status. A SIGTERM (the harness's stop
+request, sent to every process of the sandbox) leaves it running: the command keeps
+its network through the grace period, and the bridge ends when the command does.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import selectors
+import signal
 import socket
 import subprocess
 import sys
@@ -62,6 +65,8 @@ def main(argv: list[str]) -> int:
     listener.bind(("127.0.0.1", args.port))
     listener.listen(64)
     threading.Thread(target=_serve, args=(listener, args.socket), daemon=True).start()
+    # A handler, not SIG_IGN: the command must still see SIGTERM (handlers reset on exec).
+    signal.signal(signal.SIGTERM, lambda *_: None)
     try:
         child = subprocess.run(command, check=False)
     except OSError as exc:

@@ -34,6 +34,7 @@ class NoSandbox(ProcessSandbox):
         spec: SandboxSpec,
         egress_socket: Path | None,
         status_fd: int | None = None,
+        seccomp_fd: int | None = None,
     ) -> list[str]:
         if spec.network is NetworkMode.PROXY and egress_socket is not None:
             bridge = [sys.executable, "-I", str(BRIDGE_SCRIPT), "--socket", str(egress_socket)]

@@ -6,12 +6,15 @@ the unisolated development backend. Paths are host paths unless named ``*_in_san
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from m4bench.sandbox.observed import ObservedUsage
 
 DEFAULT_WORKDIR_IN_SANDBOX = Path("/workdir")
 BRIDGE_IN_SANDBOX = Path("/run/m4bench/egress_bridge.py")
@@ -44,15 +47,37 @@ class Mount(BaseModel):
 
 
 class Limits(BaseModel):
-    """Resource limits applied to every process in the sandbox (``None`` = unlimited)."""
+    """Resource limits of a sandboxed command (``None`` = unlimited).
+
+    Per process (rlimits, soft = hard): CPU seconds, address space, writable data
+    (``data_bytes``: RLIMIT_DATA, private writable memory; unlike the address space it
+    ignores reservations that are never written) and the size of one file. For the
+    whole sandbox: processes, the private ``/tmp``, the workdir's bytes and entries
+    (watched during the run; the sandbox is stopped past them) and concurrent
+    connections through the egress proxy (more wait for a free slot).
+    """
 
     model_config = ConfigDict(frozen=True)
 
     cpu_seconds: int | None = Field(default=None, ge=1)
     address_space_bytes: int | None = Field(default=None, ge=1 << 20)
+    data_bytes: int | None = Field(default_factory=lambda: half_of_memory(), ge=1 << 20)
     file_size_bytes: int | None = Field(default=None, ge=1)
     processes: int | None = Field(default=512, ge=1)
     tmp_size_bytes: int = Field(default=1 << 30, ge=1 << 20)
+    workdir_bytes: int | None = Field(default=32 << 30, ge=1 << 20)
+    workdir_entries: int | None = Field(default=200_000, ge=16)
+    egress_connections: int = Field(default=32, ge=1)
+
+
+def half_of_memory() -> int:
+    """Half the host's physical memory (at least 1 GiB): the default per-process cap on
+    writable data, so that no single process of an agent can exhaust the host."""
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        return 8 << 30
+    return max(total // 2, 1 << 30)
 
 
 def _check_endpoint(value: str) -> str:
@@ -156,3 +181,11 @@ class SandboxResult(BaseModel):
     sandbox_error: str | None = None
     publishable: bool
     publishable_reason: str
+    limit_exceeded: str | None = Field(
+        default=None, description="the sandbox-wide limit the command went past (it was stopped)"
+    )
+    observed_usage: ObservedUsage | None = Field(
+        default=None,
+        description="token counts the egress proxy read in the provider's plain-HTTP "
+        "responses; None when it saw none (TLS, no proxy)",
+    )
