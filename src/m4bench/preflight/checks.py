@@ -20,6 +20,7 @@ from m4bench.results.layout import CampaignFolder
 from m4bench.runner.agent_command import check_agent_command, host_sees_programs
 from m4bench.runner.builtin_agents import python_runtime_mounts
 from m4bench.runner.canary import forbidden_paths, run_canary
+from m4bench.runner.credentials import credential_source, missing_credentials
 from m4bench.sandbox import Mount, SandboxSpec, get_sandbox
 from m4bench.sandbox.bwrap import check_bwrap_available
 from m4bench.sources.layout import Source, load_source
@@ -181,6 +182,30 @@ def check_agent_programs(agents: Sequence[str], sandbox: str) -> Check:
         return Check("agent programs", False, "; ".join(missing), "install them: docs/agents.md")
     detail = f"found: {', '.join(checked)}" if checked else "no CLI agent in this profile"
     return Check("agent programs", True, detail)
+
+
+def check_credentials(agents: Sequence[str], endpoint: str | None = None) -> Check:
+    """Every agent the profile runs has an API key in one of its adapter's variables
+    (the runner passes those from the environment); the react agent needs none for a
+    local endpoint. Names variables, never values."""
+    missing: list[str] = []
+    found: list[str] = []
+    for name in sorted(set(agents) & set(BUILTIN_ADAPTERS)):
+        adapter = get_adapter(name)
+        problem = missing_credentials(name, adapter, endpoint)
+        if problem is None:
+            found.append(credential_source(name, adapter, endpoint))
+        else:
+            missing.append(problem)
+    if missing:
+        return Check(
+            "agent credentials",
+            False,
+            "; ".join(missing),
+            "export the agent's key in the shell that runs m4bench (e.g. `export "
+            "OPENAI_API_KEY=...`); see docs/agents.md",
+        )
+    return Check("agent credentials", True, "; ".join(found) or "no agent needs a key")
 
 
 def check_endpoint(endpoint: str, timeout: float = 5.0) -> Check:

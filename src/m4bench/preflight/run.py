@@ -13,6 +13,7 @@ from m4bench.preflight.checks import (
     Check,
     check_agent_programs,
     check_catalog_lint,
+    check_credentials,
     check_endpoint,
     check_provisioning,
     check_results_dir,
@@ -76,7 +77,8 @@ def run_preflight(
     home: DataHome, options: PreflightOptions | None = None, step: Step | None = None
 ) -> list[Check]:
     """Every check, in order: catalog lint, sources, provisioning per schema the profile
-    needs, perturbed schemas, sandbox and canary, agent programs, results directory."""
+    needs, perturbed schemas, sandbox and canary, agent programs and credentials, model
+    endpoint, results directory."""
     opts = options or PreflightOptions()
     say = step or (lambda _name: None)
     checks: list[Check] = []
@@ -106,6 +108,7 @@ def run_preflight(
     checks.append(check_sandbox(opts.sandbox, home, opts.results))
     if needs.profile is not None:
         checks.append(check_agent_programs(sorted(needs.agents), opts.sandbox))
+        checks.append(check_credentials(sorted(needs.agents), opts.endpoint))
     if opts.endpoint is not None:
         say("model endpoint")
         checks.append(check_endpoint(opts.endpoint))
