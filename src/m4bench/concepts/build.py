@@ -28,6 +28,7 @@ from m4bench.errors import M4BenchError
 from m4bench.fileio import read_model, sha256_file, write_model
 from m4bench.sources.layout import FileEntry, Source, write_catalog, write_parquet
 from m4bench.sources.lock import source_lock
+from m4bench.sources.parquet_check import check_source, damaged_file_error
 from m4bench.sql import create_parquet_views
 
 BUILD_MANIFEST_VERSION = 1
@@ -137,6 +138,7 @@ def build_concepts(
     ``on_event`` is told about every concept as it is built or found up to date.
     """
     library = library or ConceptLibrary.load(source.manifest.dataset)
+    check_source(source)  # a damaged file is named here, not blamed on a concept
     targets = library.order(only)
     fresh = _fresh_manifest(source, library, targets)
     if fresh is not None:  # nothing to write: no lock, so readers never block each other
@@ -292,6 +294,9 @@ def build_one(
             rows = write_parquet(con, query, target)
         except duckdb.Error as exc:
             _remove_partial_files(target)
+            damaged = damaged_file_error(exc, source)
+            if damaged is not None:
+                raise damaged from exc
             raise M4BenchError(
                 f"{concept.path}: building {concept.qualified} failed: {exc}",
                 hint="fix the concept's SQL; tables built so far are kept",

@@ -43,6 +43,7 @@ from m4bench.scoring.alternatives_file import alternatives_path
 from m4bench.scoring.truth_facts import TruthFacts, measure_truth, with_facts
 from m4bench.sources.datasets import DERIVED_SCHEMAS
 from m4bench.sources.layout import Source
+from m4bench.sources.parquet_check import damaged_file_error
 from m4bench.tasks.catalog import Task, load_catalog
 from m4bench.tasks.reference import repeated_key_problem, run_reference
 
@@ -160,6 +161,12 @@ def compute_ground_truth(task: Task, source: Source) -> pa.Table:
     con = source.connect(read_only=True)
     try:
         return run_reference(task, con)
+    except M4BenchError as exc:
+        cause = exc.__cause__
+        named = damaged_file_error(cause, source) if isinstance(cause, duckdb.Error) else None
+        if named is not None:  # the file is damaged, not the reference
+            raise named from cause
+        raise
     finally:
         con.close()
 

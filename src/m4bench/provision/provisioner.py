@@ -60,6 +60,7 @@ from m4bench.provision.tie_scenarios import ScenarioDatabases
 from m4bench.sources.datasets import DERIVED_SCHEMAS, PERTURBED_DATASETS
 from m4bench.sources.defaults import check_same_dataset
 from m4bench.sources.layout import Source, load_source
+from m4bench.sources.parquet_check import check_source
 from m4bench.tasks.catalog import Task, load_catalog
 from m4bench.tasks.drop_tables_lint import known_tables, names_no_table
 
@@ -160,6 +161,7 @@ def setup(
 ) -> SetupReport:
     """Provision ``task_names`` (every task of the source's dataset when None)."""
     source = load_source(home, source_name)
+    check_source(source)  # a damaged file is named, never blamed on a reference query
     # Refused before anything is built: a source holds one dataset, so no task of it
     # could get the schema (a skip would leave `m4bench run` asking for it again).
     check_schema_exists(source.manifest.dataset, schema, f"source {source.name!r} holds")
