@@ -255,13 +255,18 @@ def _pause_until_due(state: _State) -> None:
     time.sleep(min(max(due - time.monotonic(), 0.0), POLL_SECONDS))
 
 
-def _take_due(state: _State) -> None:
-    """Runs whose retry is due go first in the queue, once their last attempt is written
-    (its claim released)."""
+def _take_due(results: ResultsDir, state: _State) -> None:
+    """Runs whose retry is due go first in the queue; a last attempt of theirs still to
+    be written is written first (its claim released)."""
     now = time.monotonic()
-    writing = {settled.claim.run.run_id for settled in state.settled}
-    due = [run for when, run in state.waiting if when <= now and run.run_id not in writing]
-    state.waiting = [(when, run) for when, run in state.waiting if run not in due]
+    due = [run for when, run in state.waiting if when <= now]
+    if not due:
+        return
+    state.waiting = [(when, run) for when, run in state.waiting if when > now]
+    ids = {run.run_id for run in due}
+    for settled in [s for s in state.settled if s.claim.run.run_id in ids]:
+        state.settled.remove(settled)
+        _write_one(results, settled)
     state.todo[:0] = due
 
 
@@ -280,7 +285,7 @@ def _fill(
 ) -> None:
     """Start runs in schedule order (retries that are due first) while the executor and
     providers have room."""
-    _take_due(state)
+    _take_due(results, state)
     index = 0
     while index < len(state.todo) and len(state.in_flight) < executor.capacity:
         run = state.todo[index]
@@ -371,13 +376,16 @@ def _check_record(run: PlannedRun, record: ResultRecord) -> None:
 
 def _write_settled(results: ResultsDir, state: _State) -> None:
     while state.settled:
-        settled = state.settled.pop(0)
-        if settled.result is None:
-            results.abandon(settled.claim, settled.error or "unknown error")
-        elif is_provider_outcome(settled.result):
-            keep_attempt(results, settled.claim, settled.result, settled.final)
-        else:
-            results.commit(settled.claim, settled.result)
+        _write_one(results, state.settled.pop(0))
+
+
+def _write_one(results: ResultsDir, settled: _Settled) -> None:
+    if settled.result is None:
+        results.abandon(settled.claim, settled.error or "unknown error")
+    elif is_provider_outcome(settled.result):
+        keep_attempt(results, settled.claim, settled.result, settled.final)
+    else:
+        results.commit(settled.claim, settled.result)
 
 
 def _effective_capacity(jobs: int, runs: list[PlannedRun], limits: dict[str, int]) -> int:
