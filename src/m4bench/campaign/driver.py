@@ -150,7 +150,7 @@ def run_campaign(
     state: _State | None = None
     try:
         results.open_campaign(settings.profile, runs, settings.resume, settings.run_settings)
-        guard = BudgetGuard(settings.budget)
+        guard = BudgetGuard(settings.budget, prices=settings.prices)
         todo = _missing_runs(results, runs, guard)
         report = CampaignReport(planned=len(runs), complete_before=len(runs) - len(todo))
         capacity = _effective_capacity(executor.capacity, todo, settings.provider_limits)

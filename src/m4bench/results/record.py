@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from m4bench.agents.outcome import INFRA_KINDS, InfraKind
 from m4bench.agents.usage import Usage
 from m4bench.results.identity import RunSpec
-from m4bench.results.verdicts import CanaryVerdict, EgressVerdict, LintVerdict
+from m4bench.results.verdicts import CanaryVerdict, EgressVerdict, LintVerdict, TraceVerdict
 from m4bench.scoring import Score
 
 RESULT_FORMAT_VERSION: Literal[2] = 2
@@ -100,6 +100,9 @@ class SandboxRecord(BaseModel):
     canary: CanaryVerdict | None = None
     egress: EgressVerdict | None = None
     lint: LintVerdict | None = None
+    limit_exceeded: str | None = Field(
+        default=None, description="the sandbox-wide limit the agent went past (it was stopped)"
+    )
 
 
 class Timings(BaseModel):
@@ -166,6 +169,9 @@ class ResultRecord(BaseModel):
     reward: float = Field(ge=0.0, le=1.0, default=0.0, description="see m4bench.results.reward")
     publishable: bool = False
     publishable_reason: str = ""
+    trace: TraceVerdict | None = Field(
+        default=None, description="whether the agent's trace was believed about tokens"
+    )
     artifacts: dict[str, Artifact] = Field(default_factory=dict)
     error: str | None = None
     retry_after: float | None = Field(

@@ -51,3 +51,27 @@ class LintVerdict(BaseModel):
     truncated: int = Field(default=0, description="files read only up to the per-file cap")
     complete: bool = Field(default=True, description="false: the walk stopped at a cap")
     caps: str = Field(default="", description="the caps the lint read within")
+
+
+class TraceVerdict(BaseModel):
+    """Whether the agent's trace can be believed about tokens, and where the record's
+    token counts come from.
+
+    The trace is the agent's own output (a tool of the same user id can write into it);
+    where the egress proxy read the provider's plain-HTTP responses, their ``usage`` is
+    the count the record keeps. A suspect trace makes the run unpublishable, and a
+    budget counts ``token_allowance`` for it (the worst case).
+    """
+
+    suspect: bool = False
+    reasons: list[str] = Field(default_factory=list)
+    usage_source: str = Field(
+        default="trace", description="'trace', or 'egress proxy' (the provider's responses)"
+    )
+    trace_tokens: int = Field(default=0, description="every token the trace reports")
+    observed_tokens: int | None = Field(
+        default=None, description="every token the proxy read in responses; None: it saw none"
+    )
+    token_allowance: int | None = Field(
+        default=None, description="the run's token allowance: what a budget counts if suspect"
+    )

@@ -165,7 +165,7 @@ class EgressProxy:
         """Token counts read in responses so far; None when no response carried any."""
         with self._lock:
             seen = self._observed
-        return seen if seen.responses or seen.unreadable else None
+        return seen if seen.responses or seen.unreadable or seen.opaque else None
 
     def _accept_loop(self) -> None:
         assert self._server is not None
@@ -229,8 +229,12 @@ class EgressProxy:
     def _note(self, tap: _Tap) -> None:
         if tap.reading and tap.data:
             seen = usage_in_responses(bytes(tap.data), truncated=tap.truncated)
-            with self._lock:
-                self._observed = self._observed.plus(seen)
+        elif tap.reading is False:
+            seen = ObservedUsage(opaque=1)
+        else:
+            return
+        with self._lock:
+            self._observed = self._observed.plus(seen)
 
     def _handle(self, client: socket.socket) -> None:
         client.settimeout(_CONNECT_TIMEOUT)

@@ -35,6 +35,12 @@ class ObservedUsage(BaseModel):
     unreadable: int = Field(
         default=0, ge=0, description="responses the proxy could not read (cut, encoded)"
     )
+    opaque: int = Field(default=0, ge=0, description="TLS tunnels, whose responses it cannot read")
+
+    @property
+    def complete(self) -> bool:
+        """Every response went by in the clear and was read: the counts are the run's."""
+        return self.responses > 0 and not self.unreadable and not self.opaque
 
     def plus(self, other: ObservedUsage) -> ObservedUsage:
         return ObservedUsage(
@@ -44,6 +50,7 @@ class ObservedUsage(BaseModel):
             completion_tokens=self.completion_tokens + other.completion_tokens,
             models=sorted(set(self.models) | set(other.models)),
             unreadable=self.unreadable + other.unreadable,
+            opaque=self.opaque + other.opaque,
         )
 
 
