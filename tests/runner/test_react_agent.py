@@ -8,7 +8,7 @@ from pathlib import Path
 
 from atif_check import check_trajectory
 from bwrap_probe import needs_bwrap
-from fake_openai import serve, text_reply, tool_reply, usage
+from fake_openai import ErrorReply, serve, text_reply, tool_reply, usage
 from run_bench import Bench
 
 from m4bench.runner import is_complete
@@ -70,19 +70,45 @@ def test_react_explores_writes_output_and_is_scored(bench: Bench, tmp_path: Path
     assert instruction.startswith("Work only with the files in your working directory")
 
 
-def test_an_unreachable_endpoint_is_an_infrastructure_failure(bench: Bench, tmp_path: Path) -> None:
+def test_an_unreachable_endpoint_is_an_infrastructure_outcome(bench: Bench, tmp_path: Path) -> None:
     with socket.socket() as probe:  # a loopback port nothing listens on
         probe.bind(("127.0.0.1", 0))
         endpoint = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
     record = bench.run(tmp_path, TASK, "react", model="m", endpoint=endpoint, timeout=60)
-    assert record.status == "harness_error"
+    assert record.status == "endpoint_unreachable" and record.owner == "infrastructure"
     assert record.sandbox.returncode == 5
     assert record.error is not None and record.error == record.status_detail
     assert record.error.startswith(f"the model endpoint could not be reached: {endpoint} (")
     assert "refused the connection" in record.error
     assert record.error.endswith("start the model server or fix --endpoint")
     assert not record.publishable
-    assert record.publishable_reason == "the model endpoint was not reached"
+    assert record.publishable_reason == (
+        "not the model's answer: the model endpoint could not be reached"
+    )
     assert not is_complete(tmp_path / record.run_id)  # a campaign retries it
     egress = record.sandbox.egress
     assert egress is not None and egress.connections >= 1 and egress.refused == 0
+
+
+def test_a_provider_failing_after_the_output_is_written_is_not_scored(
+    bench: Bench, tmp_path: Path
+) -> None:
+    """The model wrote a complete output, then the provider failed for good: the run is
+    the provider's failure (no score, no reward), its tokens are still recorded."""
+    busy = ErrorReply(503, {"error": {"message": "overloaded"}}, {"Retry-After": "0"})
+    replies = [tool_reply("c1", "run_sql", {"query": WRITE}, usage(150, 25)), busy, busy, busy]
+    with serve(replies) as model:
+        record = bench.run(tmp_path, TASK, "react", model="m", endpoint=model.base_url, timeout=120)
+        requests = len(model.requests)
+    assert requests == 4
+    assert record.status == "provider_error", (record.status_detail, record.error)
+    assert record.error == record.status_detail
+    assert record.status_detail.startswith("the provider failed or was overloaded: ")
+    assert "HTTP 503" in record.status_detail and record.retry_after == 0.0
+    assert "output.csv" in record.artifacts, "the output is kept, but not scored"
+    assert record.score is None and record.reward == 0.0 and not record.complete
+    assert not record.publishable
+    assert (
+        record.publishable_reason == "not the model's answer: the provider failed or was overloaded"
+    )
+    assert (record.usage.input_uncached, record.usage.output, record.usage.turns) == (150, 25, 1)

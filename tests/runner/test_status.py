@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from m4bench.agents.outcome import InfraFailure
 from m4bench.results.verdicts import CanaryVerdict, EgressVerdict
 from m4bench.runner.lifecycle import decide_status, egress_verdict
 from m4bench.sandbox import NetworkMode, SandboxResult, SandboxSpec
@@ -65,16 +66,27 @@ def test_egress_verdict_counts_refusals_and_unreadable_lines(tmp_path: Path) -> 
     assert verdict.refused_sample == ["CONNECT evil.example:443", "unreadable log line"]
 
 
-def test_an_endpoint_the_agent_never_reached_is_an_infrastructure_failure() -> None:
-    unreached = "the model endpoint http://127.0.0.1:9/v1 could not be reached (refused)"
-    status, detail = decide_status(PASSED, CLEAN, ended(returncode=5), False, unreached)
-    assert (status, detail) == ("harness_error", unreached)
+def test_a_provider_failure_is_its_infrastructure_outcome() -> None:
+    unreachable = InfraFailure(
+        kind="endpoint_unreachable", detail="http://127.0.0.1:9/v1 (refused)"
+    )
+    status, detail = decide_status(PASSED, CLEAN, ended(returncode=5), False, unreachable)
+    assert (status, detail) == (
+        "endpoint_unreachable",
+        "the model endpoint could not be reached: http://127.0.0.1:9/v1 (refused)",
+    )
+    # Whether or not the agent wrote an output before the provider failed.
+    limited = InfraFailure(kind="rate_limited", detail="HTTP 429", retry_after=30.0)
+    assert decide_status(PASSED, CLEAN, ended(returncode=5), True, limited) == (
+        "rate_limited",
+        "the provider rate-limited the agent: HTTP 429",
+    )
     # Without the adapter's explicit report, the same exit status is the agent's failure.
     assert decide_status(PASSED, CLEAN, ended(returncode=5), False)[0] == "nonzero_exit"
     # A timeout or a refused connection still comes first.
     timed_out = ended(timed_out=True, killed=True, returncode=-15)
-    assert decide_status(PASSED, CLEAN, timed_out, False, unreached)[0] == "timeout"
+    assert decide_status(PASSED, CLEAN, timed_out, False, unreachable)[0] == "timeout"
     refused = CLEAN.model_copy(update={"refused": 1, "refused_sample": ["CONNECT a:443"]})
-    assert decide_status(PASSED, refused, ended(returncode=5), False, unreached)[0] == (
+    assert decide_status(PASSED, refused, ended(returncode=5), False, limited)[0] == (
         "egress_violation"
     )

@@ -6,8 +6,9 @@ campaign or for a cell of its profile:
 * per cell: what the condition needs of the task (an operational spec, skills, a
   decoy, the reference query), the timeout, and the agent's inputs (react's endpoint
   and model, a mutant of the task, a CLI agent's program on the sandbox's PATH);
-* per invocation: the sandbox backend, and that the source of each dataset the runs
-  read (and each named with ``--source``) exists and holds that dataset.
+* per invocation: the sandbox backend, that the source of each dataset the runs
+  read (and each named with ``--source``) exists and holds that dataset, and that each
+  agent's API key is set (:mod:`m4bench.runner.credentials`).
 
 A perturbed schema asked for eICU tasks is refused earlier, by planning (per block).
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from m4bench.agents.registry import BUILTIN_ADAPTERS, get_adapter
 from m4bench.campaign.runner_bridge import spec_for
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
@@ -28,6 +30,7 @@ from m4bench.results.campaign_files import PlannedRun
 from m4bench.runner import RunOptions
 from m4bench.runner.checks import check_agent_inputs, check_timeout, source_build_commands
 from m4bench.runner.conditions import check_condition
+from m4bench.runner.credentials import missing_credentials
 from m4bench.sandbox import SANDBOX_NAMES
 from m4bench.sources.defaults import DEFAULT_SOURCES
 from m4bench.sources.layout import list_source_names, load_source
@@ -101,6 +104,20 @@ def check_inputs(runs: Sequence[PlannedRun], catalog: Catalog, inputs: CampaignI
     )
     for run in _one_per_agent_input(runs):
         check_agent_inputs(spec_for(run), catalog.task(run.cell.task), options)
+    check_credentials({run.cell.agent for run in runs}, inputs.endpoint)
+
+
+def check_credentials(agents: Iterable[str], endpoint: str | None) -> None:
+    """Each agent has its API key in the environment (the react agent needs none for a
+    local endpoint); the error names the variable and the agent, never a value."""
+    for agent in sorted(set(agents) & set(BUILTIN_ADAPTERS)):
+        problem = missing_credentials(agent, get_adapter(agent), endpoint)
+        if problem is not None:
+            raise M4BenchError(
+                problem,
+                hint="export it in the shell that runs m4bench, then run the campaign "
+                "again (`m4bench preflight --profile PROFILE` checks every input)",
+            )
 
 
 def check_campaign_source(home: DataHome, dataset: str, source: str, read: bool) -> None:

@@ -194,6 +194,7 @@ def _driver_settings(request: CampaignRequest, recorded: RunSettings) -> DriverS
         budget=profile.budget.model_copy(update=dict(request.budget)),
         prices=profile.prices,
         stop_after_infra_errors=profile.retry.stop_after_infra_errors,
+        retry=profile.retry,
         run_settings=recorded,
     )
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from m4bench.agents.atif import EPOCH, UNKNOWN_VERSION, TrajectoryContext, write_trajectory
 from m4bench.agents.base import TraceSummary
+from m4bench.agents.outcome import IN_WORDS, InfraFailure
 from m4bench.agents.usage import Usage
 from m4bench.fileio import atomic_write_text, sha256_file
 from m4bench.home import DataHome
@@ -26,11 +27,14 @@ from m4bench.results.layout import (
     TRAJECTORY_FILE,
 )
 from m4bench.results.record import (
+    INFRASTRUCTURE,
+    UNFINISHED,
     Artifact,
     ResultRecord,
     SandboxRecord,
     Status,
     Timings,
+    infra_kind,
 )
 from m4bench.results.reward import reward_for
 from m4bench.results.verdicts import CanaryVerdict, EgressVerdict, LintVerdict
@@ -61,12 +65,13 @@ def finish_run(
     if prepared.sandbox_spec.egress_log_path.exists():
         shutil.copyfile(prepared.sandbox_spec.egress_log_path, paths.artifact(EGRESS_FILE))
     lint = _lint(prepared, paths, home) if result is not None else None
+    failure = _infrastructure_failure(prepared, paths, result)
+    status, detail = decide_status(canary, egress, result, has_output, failure)
     score_clock = time.monotonic()
-    score = _score(prepared, paths) if has_output else None
+    # The output of a run the provider ended is not the model's answer: never scored.
+    score = _score(prepared, paths) if has_output and status not in INFRASTRUCTURE else None
     timings.score = time.monotonic() - score_clock
-    unreached = _unreached(prepared, paths, result)
-    status, detail = decide_status(canary, egress, result, has_output, unreached)
-    publishable, reason = publishability(prepared, canary, egress, lint, status, unreached)
+    publishable, reason = publishability(prepared, canary, egress, lint, status)
     if not keep_workdir:
         shutil.rmtree(paths.workdir, ignore_errors=True)
     timings.finish = time.monotonic() - clock - timings.score
@@ -90,21 +95,23 @@ def finish_run(
                     "models_reported": summary.model_strings if summary else [],
                 }
             ),
-            "error": detail if status == "harness_error" else None,
+            "error": detail if status in UNFINISHED else None,
+            "retry_after": failure.retry_after if failure and status == failure.kind else None,
         }
     )
 
 
-def _unreached(prepared: PreparedRun, paths: RunPaths, result: SandboxResult | None) -> str | None:
-    """The adapter's explicit report that the agent never reached its endpoint."""
+def _infrastructure_failure(
+    prepared: PreparedRun, paths: RunPaths, result: SandboxResult | None
+) -> InfraFailure | None:
+    """The adapter's explicit report that the model provider or its endpoint failed."""
     if result is None or not result.sandbox_started or result.timed_out:
         return None
     trace = paths.artifact(TRACE_FILE)
     stderr = paths.artifact(STDERR_FILE)
-    failure = prepared.adapter.infrastructure_failure(
+    return prepared.adapter.infrastructure_failure(
         prepared.context, result.returncode, trace, stderr if stderr.is_file() else None
     )
-    return failure.describe() if failure is not None else None
 
 
 def publishability(
@@ -113,7 +120,6 @@ def publishability(
     egress: EgressVerdict,
     lint: LintVerdict | None,
     status: Status,
-    unreached: str | None = None,
 ) -> tuple[bool, str]:
     """Whether the run may count in published results, and why (the first reason)."""
     if not prepared.isolated:
@@ -125,7 +131,10 @@ def publishability(
     if lint is not None and not lint.passed:
         return False, "the contamination lint flagged the workdir"
     if status == "harness_error":
-        return False, "the model endpoint was not reached" if unreached else "the harness failed"
+        return False, "the harness failed"
+    kind = infra_kind(status)
+    if kind is not None:
+        return False, f"not the model's answer: {IN_WORDS[kind]}"
     return True, "isolated; canary, egress and lint clean"
 
 

@@ -15,6 +15,7 @@ import shutil
 import stat
 from pathlib import Path
 
+from m4bench.agents.outcome import InfraFailure
 from m4bench.results.record import Status
 from m4bench.results.verdicts import CanaryVerdict, EgressVerdict
 from m4bench.sandbox import SandboxResult, SandboxSpec
@@ -52,11 +53,11 @@ def decide_status(
     egress: EgressVerdict | None,
     result: SandboxResult | None,
     has_output: bool,
-    unreached: str | None = None,
+    failure: InfraFailure | None = None,
 ) -> tuple[Status, str]:
-    """The run's status, most serious first. ``unreached``: the adapter's explicit
-    report that the agent never reached its model endpoint (an infrastructure failure,
-    recorded like one: ``harness_error``, retried by a campaign)."""
+    """The run's status, most serious first. ``failure``: the adapter's explicit report
+    that the model provider or its endpoint failed (the status is then its kind: an
+    infrastructure outcome, never scored as the model's answer, retried by a campaign)."""
     if canary.enforced and not canary.passed:
         return "sandbox_violation", f"filesystem canary: {canary.detail} {canary.visible}"
     if egress is not None and egress.refused:
@@ -68,8 +69,8 @@ def decide_status(
         return "harness_error", f"the sandbox could not start: {result.sandbox_error or ''}"
     if result.timed_out:
         return "timeout", f"killed after {result.elapsed_seconds:.1f} s"
-    if unreached is not None:
-        return "harness_error", unreached
+    if failure is not None:
+        return failure.kind, failure.describe()
     if result.returncode != 0:
         return "nonzero_exit", f"exit status {result.returncode}"
     if not has_output:
