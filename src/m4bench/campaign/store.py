@@ -6,12 +6,15 @@ and the campaign's bookkeeping of each start of it in ``runs/<run_id>/attempts/<
 
 Protocol, per run: take an exclusive ``flock`` on ``.claim`` (the kernel releases it
 when the holder dies, even by SIGKILL, so a crash never leaves a stale claim); skip
-the run if ``result.json`` is valid; number the attempt and record it ``started``;
+the run if ``result.json`` holds a complete record; number the attempt and record it
+``started``;
 execute; write the run's result record as ``result.json`` by temp file + rename. The
 rename is the commit point:
 before it the run is missing and will be executed again, after it the run is complete
 and never executed again. Exactly one ``result.json`` can exist per run id, so a run
-is never duplicated, and readers never see a half-written one.
+is never duplicated, and readers never see a half-written one. A record that is not
+complete (an infrastructure outcome a campaign recorded when its retries ran out) is
+replaced by the next attempt's; a complete one never is.
 """
 
 from __future__ import annotations
@@ -168,7 +171,8 @@ class ResultsDir:
         return result
 
     def try_claim(self, run: PlannedRun) -> Claim | None:
-        """Hold the run for execution; None if it is complete or held elsewhere."""
+        """Hold the run for execution; None if it is complete or held elsewhere (a run
+        whose record is not complete is held, and run again)."""
         run_dir = self.run_dir(run.run_id)
         run_dir.mkdir(parents=True, exist_ok=True)
         handle = self.folder.claim(run.run_id).open("ab")
@@ -177,7 +181,7 @@ class ResultsDir:
         except BlockingIOError:
             handle.close()
             return None
-        if self.result_path(run.run_id).exists():
+        if _stays(self.result_path(run.run_id)):
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
             handle.close()
             return None
@@ -239,6 +243,17 @@ class ResultsDir:
         if not directory.is_dir():
             return []
         return [p for p in directory.glob("*.json") if p.stem.isdigit()]
+
+
+def _stays(result: Path) -> bool:
+    """Whether the record at ``result`` keeps its run from running again: it is complete,
+    or this m4bench cannot read it. A missing or incomplete record does not."""
+    if not result.exists():
+        return False
+    try:
+        return read_result(result).complete
+    except (M4BenchError, OSError):
+        return True
 
 
 def _check_settings(manifest: Path, recorded: RunSettings, given: RunSettings) -> None:
