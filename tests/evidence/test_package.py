@@ -95,11 +95,10 @@ def test_report_audit_and_superseded_attempts(
     )
     assert audit.retained_artifacts["output.csv"] == 2
     actions = {a.path.rsplit("/", 1)[-1]: a for a in result.report.files}
-    assert actions["trace.jsonl"].redactions["data_block"] == 1
-    assert actions["trace.jsonl"].redactions["secret"] >= 1
+    assert "trace.jsonl" not in actions  # scores-only: rows may hide in it in any shape
     assert "subject_id" in actions["output.csv"].dropped_columns
     skipped = {s.source.rsplit("/", 1)[-1] for s in result.report.skipped}
-    assert skipped == {"diff.parquet"}
+    assert skipped == {"diff.parquet", "trace.jsonl"}
     assert not any(name.endswith("diff.parquet") for name in _members(out))
 
 

@@ -112,10 +112,11 @@ def test_scores_only_trajectories_are_valid_atif_without_rows_or_planted_values(
         [result_] = agent.observation.results
         assert result_.source_call_id == "c1"
         assert str(result_.content).startswith("[observation removed: ")
-        assert agent.tool_calls is not None and agent.tool_calls[0].arguments["id"] == "[id]"
+        assert agent.tool_calls is not None
+        assert str(agent.tool_calls[0].arguments["removed"]).startswith("[arguments removed: ")
         assert trajectory.agent.version == "2.1.328"
     actions = {a.path: a for a in result.report.files}
-    assert "observation contents removed" in actions[packaged[0]].action
+    assert "structure only: observation contents, messages" in actions[packaged[0]].action
     assert actions[packaged[0]].redactions["observation_removed"] == 1
     assert verify_package(out).passed
 

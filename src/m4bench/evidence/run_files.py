@@ -37,6 +37,10 @@ NOT_PACKAGED = {
     STDERR_FILE: "free text outside the trace; not part of the evidence",
 }
 MAX_ID_LITERALS = 50_000
+TRACE_DROPPED = (
+    "scores-only: an agent's trace may hold data rows in any shape (JSON lines, tables, "
+    "sentences), so it is not packaged; the trajectory keeps the run's structure only"
+)
 
 
 def package_run(builder: Builder, run_id: str, record: ResultRecord) -> ResultRecord:
@@ -47,11 +51,13 @@ def package_run(builder: Builder, run_id: str, record: ResultRecord) -> ResultRe
         evaluation = builder.catalog.task(record.identity.task).card.evaluation
         identifiers = _add_output(builder, run_id, artifacts[OUTPUT], evaluation, record)
     redactor = builder.redactor(identifiers)
+    rows = builder.options.outputs != "scores-only" and builder.is_public(record.source)
     for name in TEXT_ARTIFACTS:
-        if name in artifacts:
+        if name == TRACE_FILE and name in artifacts and not rows:
+            builder.skip(_relative(builder, artifacts[name]), TRACE_DROPPED)
+        elif name in artifacts:
             _add_text(builder, run_id, name, artifacts[name], redactor)
     if TRAJECTORY_FILE in artifacts:
-        rows = builder.options.outputs != "scores-only" and builder.is_public(record.source)
         package_trajectory(builder, run_id, artifacts[TRAJECTORY_FILE], redactor, rows)
     for name, path in sorted(artifacts.items()):
         if name in NOT_PACKAGED:

@@ -5,15 +5,18 @@ Every string a model or a tool wrote (messages, reasoning, tool-call arguments, 
 traces; times keep their spacing but start at the Unix epoch, so the wall clock of the
 run is not published. Observation contents (what tools returned: query results, file
 contents) are redacted like the trace when the run's rows may be published (a public
-source with full outputs allowed), and otherwise replaced by a stub with their length
-and SHA-256 prefix: a scores-only package carries no row a tool returned. The agent's
-name, version, model and tool definitions, the session id, the call ids and the token
-metrics are kept as they are.
+source with full outputs allowed). Otherwise only the structure is kept: every text the
+model or a tool wrote (messages, reasoning, tool-call arguments, observations, notes,
+``extra`` fields) is replaced by a stub with its length and SHA-256 prefix, since rows
+can hide in any shape there (JSON lines, sentences): a scores-only package carries no
+row in any form. The agent's name, version, model and tool definitions, the session
+id, the steps, their tools and call ids and the token metrics are kept as they are.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
@@ -45,7 +48,10 @@ def package_trajectory(
     clean = sanitize_trajectory(trajectory, redactor, counts, rows_allowed)
     data = dump_trajectory(clean).encode("utf-8")
     what = "sanitized ATIF trajectory, times from the epoch" + (
-        "" if rows_allowed else ", observation contents removed"
+        ""
+        if rows_allowed
+        else ", structure only: observation contents, messages, reasoning, tool arguments, "
+        "notes and extra fields removed"
     )
     target = f"{RUNS_DIR}/{run_id}/{TRAJECTORY_FILE}"
     builder.add(target, data, action(target, source, what, raw, data, redactor, counts))
@@ -58,11 +64,20 @@ def sanitize_trajectory(
     document = trajectory.model_dump(mode="json", exclude_none=True)
     first = _first_time(document["steps"])
     for step in document["steps"]:
-        _sanitize_step(step, redactor, counts, rows_allowed, first)
+        if rows_allowed:
+            _sanitize_step(step, redactor, counts, first)
+        else:
+            _structure_of_step(step, counts, first)
     if "notes" in document:
-        document["notes"] = redactor.text(document["notes"])
+        notes = document["notes"]
+        document["notes"] = redactor.text(notes) if rows_allowed else _stub(notes, counts)
     if "extra" in document:
-        document["extra"] = sanitize_value(document["extra"], redactor, counts, numbers=True)
+        extra = document["extra"]
+        document["extra"] = (
+            sanitize_value(extra, redactor, counts, numbers=True)
+            if rows_allowed
+            else {"removed": _stub(extra, counts)}
+        )
     agent = document["agent"]
     if "tool_definitions" in agent:
         agent["tool_definitions"] = sanitize_value(agent["tool_definitions"], redactor, counts)
@@ -70,11 +85,7 @@ def sanitize_trajectory(
 
 
 def _sanitize_step(
-    step: dict[str, Any],
-    redactor: Redactor,
-    counts: Counter[str],
-    rows_allowed: bool,
-    first: datetime | None,
+    step: dict[str, Any], redactor: Redactor, counts: Counter[str], first: datetime | None
 ) -> None:
     step["message"] = _text_or_parts(step["message"], redactor)
     if "reasoning_content" in step:
@@ -83,21 +94,39 @@ def _sanitize_step(
         call["arguments"] = sanitize_value(call["arguments"], redactor, counts, numbers=True)
     for result in step.get("observation", {}).get("results", []):
         if "content" in result:
-            result["content"] = _observed(result["content"], redactor, counts, rows_allowed)
+            result["content"] = _text_or_parts(result["content"], redactor)
     if "extra" in step:
         step["extra"] = sanitize_value(step["extra"], redactor, counts, numbers=True)
+    _relative_time(step, counts, first)
+
+
+def _structure_of_step(step: dict[str, Any], counts: Counter[str], first: datetime | None) -> None:
+    """The step with every text the model or a tool wrote replaced by a stub."""
+    step["message"] = _stub(step["message"], counts, "message") if step["message"] else ""
+    if "reasoning_content" in step:
+        step["reasoning_content"] = _stub(step["reasoning_content"], counts, "reasoning")
+    for call in step.get("tool_calls", []):
+        call["arguments"] = {"removed": _stub(call["arguments"], counts, "arguments")}
+    for result in step.get("observation", {}).get("results", []):
+        if "content" in result:
+            result["content"] = _stub(result["content"], counts, "observation")
+    if "extra" in step:
+        step["extra"] = {"removed": _stub(step["extra"], counts)}
+    _relative_time(step, counts, first)
+
+
+def _relative_time(step: dict[str, Any], counts: Counter[str], first: datetime | None) -> None:
     if "timestamp" in step and first is not None:
         step["timestamp"] = iso(EPOCH + (_parse(step["timestamp"]) - first))
         counts["relative_time"] += 1
 
 
-def _observed(content: Any, redactor: Redactor, counts: Counter[str], rows_allowed: bool) -> Any:
-    if rows_allowed:
-        return _text_or_parts(content, redactor)
-    text = content if isinstance(content, str) else str(content)
+def _stub(value: Any, counts: Counter[str], what: str = "content") -> str:
+    """A stand-in for removed text: its length and SHA-256 prefix, nothing of it."""
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-    counts["observation_removed"] += 1
-    return f"[observation removed: {len(text)} characters, sha256 {digest}]"
+    counts[f"{what}_removed"] += 1
+    return f"[{what} removed: {len(text)} characters, sha256 {digest}]"
 
 
 def _text_or_parts(value: Any, redactor: Redactor) -> Any:
