@@ -29,7 +29,14 @@ from m4bench.concepts.build import read_build_manifest
 from m4bench.concepts.library import ConceptLibrary
 from m4bench.concepts.ties import ties_sha256
 from m4bench.errors import M4BenchError
-from m4bench.fileio import atomic_path, read_model, sha256_file, sha256_text, write_model
+from m4bench.fileio import (
+    atomic_path,
+    private_dir,
+    read_model,
+    sha256_file,
+    sha256_text,
+    write_model,
+)
 from m4bench.home import DataHome
 from m4bench.provision.alternatives import (
     ComputedAlternatives,
@@ -178,7 +185,8 @@ def write_truth_file(
 
     The footer carries the facts the scorer would otherwise establish for every output
     (unique keys, column ranges; see ``m4bench.scoring.truth_facts``), measured here
-    unless given."""
+    unless given. The truth's folder is private (0700), the file 0600."""
+    private_dir(target.parent)
     with atomic_path(target) as tmp:
         pq.write_table(
             with_facts(table, facts or measure_truth(table, key_columns)),

@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 from pathlib import Path
 
@@ -43,6 +44,9 @@ BRIDGE_SCRIPT = Path(__file__).with_name("egress_bridge.py")
 SYSTEM_PYTHON = "/usr/bin/python3"
 SETPRIV = "/usr/bin/setpriv"
 _UID_BASE, _UID_SPAN = 200_000, 100_000
+SANDBOX_GID = 199_999
+"""The one supplementary group of a root harness's sandbox user: the group a mounted
+file is given to be read by it, so no file is made world-readable for a sandbox."""
 _ROOT_LINKS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ETC_DIRS = ("/etc/ssl", "/etc/ca-certificates", "/etc/alternatives", "/etc/pki")
 _INSTALL_HINT = (
@@ -116,6 +120,18 @@ def namespace_members(init: int | None) -> list[int]:
             if os.readlink(entry / "ns" / "pid") == namespace:
                 members.append(int(entry.name))
     return members
+
+
+def grant_sandbox_read(path: Path) -> None:
+    """Let a root harness's sandbox user read ``path`` (bound directly, so the folders
+    above it, which keep other users out, need not change): a file others may not read
+    is given to :data:`SANDBOX_GID` with group read. Never adds read for others."""
+    info = path.stat()
+    if info.st_mode & stat.S_IROTH:
+        return
+    if info.st_gid != SANDBOX_GID:
+        os.chown(path, -1, SANDBOX_GID)
+    path.chmod(stat.S_IMODE(info.st_mode) | stat.S_IRGRP)
 
 
 def sandbox_uid(spec: SandboxSpec) -> int:
@@ -281,6 +297,7 @@ class BwrapSandbox(ProcessSandbox):
             prefix += ["--socket", str(EGRESS_SOCKET_IN_SANDBOX), "--port", str(spec.proxy_port)]
             prefix += ["--"]
         argv += ["--remount-ro", "/"]
-        drop = [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups"] if as_root else []
+        groups = f"--groups={SANDBOX_GID}"
+        drop = [SETPRIV, f"--reuid={uid}", f"--regid={uid}", groups] if as_root else []
         drop += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"] if drop else []
         return [*argv, "--", *drop, *prefix, *command]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import duckdb
 
-from m4bench.fileio import atomic_path
+from m4bench.fileio import atomic_path, make_private
 from m4bench.scoring.agent_table import AGENT_TABLE, FIRST_TABLE, AgentLayout, key_text
 from m4bench.scoring.cells import RAW_JOIN, cell_sql, join_condition
 from m4bench.scoring.truth import TRUTH_ROW, TRUTH_VIEW, TruthTable
@@ -103,6 +103,7 @@ def write_diff(
             "ORDER BY status, agent_row NULLS FIRST, truth_row) "
             f"TO {quote_literal(str(tmp))} (FORMAT parquet)"
         )
+        make_private(tmp)  # it holds the truth's rows: the harness user's alone
 
 
 def _values(

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from m4bench import __version__
 from m4bench.errors import M4BenchError
-from m4bench.fileio import atomic_path, read_model, sha256_file, write_model
+from m4bench.fileio import atomic_path, make_private, read_model, sha256_file, write_model
 from m4bench.home import DataHome
 from m4bench.sources.datasets import Dataset
 from m4bench.sql import create_parquet_views, quote_literal
@@ -199,6 +199,7 @@ def write_catalog(
     """
     views = [(q, layout.resolve(e.file)) for q, e in sorted(manifest.tables.items())]
     views.extend(extra)
+    make_private(layout.root)  # the rows of the source are the harness user's alone
     with atomic_path(layout.catalog_path) as tmp:
         tmp.unlink()
         con = duckdb.connect(str(tmp))
