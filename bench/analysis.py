@@ -129,7 +129,7 @@ def loop_backend() -> list[Any]:
         mock.patch("m4bench.analysis.primary.family_cluster_bootstrap", cluster),
         mock.patch("m4bench.analysis.primary.family_balanced", balanced),
         mock.patch("m4bench.analysis.controls.task_bootstrap", task),
-        mock.patch("m4bench.analysis.pipeline.within_task_interval", loop_within_task),
+        mock.patch("m4bench.analysis.group.within_task_interval", loop_within_task),
     ]
 
 

@@ -6,6 +6,7 @@ import pytest
 from analysis_campaign import TASKS, grid
 
 from m4bench.analysis import AnalysisResult, AnalysisSettings, RunRow, analyze_runs
+from m4bench.analysis.tables import Table
 from m4bench.analysis.taskmeta import builtin_meta, resolve_task_meta
 from m4bench.results import ResultRecord, row_of
 from m4bench.results.record import SandboxRecord
@@ -91,12 +92,40 @@ def test_mode_and_group_splits(full: AnalysisResult) -> None:
     assert families == {"sofa", "kdigo", "meld", "gcs"}
 
 
-def test_resources_and_strict_passes(full: AnalysisResult) -> None:
-    resources = {r[0]: r for r in full.table("resources").rows}
-    assert resources["no-skill"][3] == pytest.approx(120.0)  # mean of 110, 120, 130 s
-    assert resources["with-skill"][4] == pytest.approx(2000.0)  # mean input tokens
-    strict = full.table("strict_passes").rows[-1]
-    assert strict[0] == "all" and 0 < int(str(strict[3])) < int(str(strict[2]))
+def _records(table: Table) -> list[dict[str, object]]:
+    return [dict(zip(table.columns, row, strict=True)) for row in table.rows]
+
+
+def test_resources_and_strict_passes_are_split_by_schema(full: AnalysisResult) -> None:
+    resources = {(r["Condition"], r["Schema"]): r for r in _records(full.table("resources"))}
+    assert set(resources) == {
+        (condition, schema)
+        for condition in ("no-skill", "with-skill", "with-skill-decoy", "operational-spec")
+        for schema in ("native", "obfuscated")
+    }
+    native = resources[("no-skill", "native")]
+    assert native["Mean wall-clock s"] == pytest.approx(120.0)  # mean of 110, 120, 130 s
+    assert native["Runs"] == 30 and native["Hours imputed"] == 0
+    assert native["Agent hours"] == pytest.approx(30 * 120.0 / 3600)
+    assert resources[("with-skill", "native")]["Mean input tokens"] == pytest.approx(2000.0)
+    strict = _records(full.table("strict_passes"))
+    assert {(r["Condition"], r["Schema"]) for r in strict[:-1]} == set(resources)
+    total = strict[-1]
+    assert total["Condition"] == "all" and total["Runs"] == 240
+    assert 0 < int(str(total["Strict passes"])) < 240
+
+
+def test_agent_hours_of_runs_without_wall_clock_are_marked_imputed() -> None:
+    runs = _runs(grid())
+    untimed = [
+        run.model_copy(update={"elapsed_seconds": None}) if run.trial == 3 else run for run in runs
+    ]
+    result = analyze_runs(untimed, SETTINGS, "synthetic")
+    rows = {r["Condition"]: r for r in _records(result.table("resources"))}
+    # trials 1 and 2 ran 110 s and 120 s; the 10 trial-3 runs are filled with 115 s
+    assert rows["no-skill"]["Hours imputed"] == 10
+    assert rows["no-skill"]["Agent hours"] == pytest.approx(30 * 115.0 / 3600)
+    assert "filled with the mean" in result.table("resources").caption
 
 
 def test_builtin_task_metadata() -> None:

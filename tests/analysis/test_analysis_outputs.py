@@ -12,6 +12,7 @@ from analysis_campaign import grid, write_runs_csv
 from typer.testing import CliRunner
 
 from m4bench.analysis import AnalysisSettings, analyze
+from m4bench.analysis.figures import FIGURE_NAMES
 from m4bench.analysis.tables import Table, to_latex, to_markdown
 from m4bench.cli import app
 from m4bench.errors import M4BenchError
@@ -48,14 +49,16 @@ def test_every_table_in_three_formats_and_every_figure_in_two(paper_out: Path) -
     for name in names:
         for suffix in ("csv", "md", "tex"):
             assert (paper_out / "tables" / f"{name}.{suffix}").stat().st_size > 0
-    for figure in ("forest_task_deltas", "schema_slope", "task_condition_heatmap"):
+    for figure in FIGURE_NAMES:
         assert (paper_out / "figures" / f"{figure}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert b"<svg" in (paper_out / "figures" / f"{figure}.svg").read_bytes()[:2000]
 
 
 def test_report_is_self_contained(paper_out: Path) -> None:
     page = (paper_out / "report.html").read_text(encoding="utf-8")
-    assert page.count('src="data:image/png;base64,') == 3
+    # forest, arms overlaid, skill slopes, heatmap; the schema probe has no runs to draw
+    assert page.count('src="data:image/png;base64,') == 4
+    assert "schema probe slopes</b>: nothing to draw; needs: &#x27;no-skill&#x27; runs" in page
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
     assert "0.703 → 0.839" in page  # a headline sentence computed from the data
     assert page.count('<details class="task"') == 28

@@ -225,6 +225,8 @@ def test_integrity_and_strict_passes_match_the_paper(paper: AnalysisResult) -> N
     assert counts["Strict passes"] == 87
     strict = paper.table("strict_passes")
     for condition, passes in (("no-skill", 13), ("with-skill", 25)):
-        rows = [r for r in strict.rows if r[0] == condition]
-        assert sum(int(str(r[2])) for r in rows) == 280
-        assert sum(int(str(r[3])) for r in rows) == passes
+        rows = [dict(zip(strict.columns, r, strict=True)) for r in strict.rows]
+        rows = [r for r in rows if r["Condition"] == condition]
+        assert {r["Schema"] for r in rows} == {"native"}
+        assert sum(int(str(r["Runs"])) for r in rows) == 280
+        assert sum(int(str(r["Strict passes"])) for r in rows) == passes

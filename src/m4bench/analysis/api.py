@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -11,13 +11,15 @@ from pydantic import BaseModel
 from m4bench.analysis.estimands import Estimate
 from m4bench.analysis.figures import write_figures
 from m4bench.analysis.load_results import load_results_dir, planned_run_ids
-from m4bench.analysis.pipeline import AnalysisResult, analyze_runs
+from m4bench.analysis.pipeline import AnalysisResult, LoadedInput, analyze_inputs
 from m4bench.analysis.report import render_report
 from m4bench.analysis.runs import RunRow
 from m4bench.analysis.settings import AnalysisSettings
 from m4bench.analysis.tables import write_table
+from m4bench.analysis.writing import write_output
 from m4bench.errors import M4BenchError
-from m4bench.fileio import atomic_write_text, canonical_json
+from m4bench.fileio import canonical_json
+from m4bench.results.layout import RESULT_FILE
 from m4bench.results.release import load_runs_csv
 
 PAPER_RELEASE_V1 = "paper-release-v1"
@@ -36,30 +38,73 @@ def paper_release_csv() -> Path:
 
 
 def load_source(source: str | Path) -> tuple[list[RunRow], str]:
-    """Runs of a source (``paper-release-v1``, a runs CSV, a results directory, or
-    Inspect eval logs of the m4bench tasks: a log file or a folder of them)."""
+    """Runs of a source (``paper-release-v1``, a runs CSV, a results folder or one run's
+    folder or ``result.json``, or Inspect eval logs of the m4bench tasks: a log file or
+    a folder of them), and the source's name (its file or folder name)."""
+    loaded = load_input(source)
+    return loaded.runs, loaded.label
+
+
+def load_input(source: str | Path, label: str | None = None) -> LoadedInput:
+    """One input: its runs, its name, and the run ids its campaign planned (a campaign's
+    folder only)."""
     if str(source) == PAPER_RELEASE_V1:
-        return load_runs_csv(paper_release_csv()), PAPER_RELEASE_V1
+        return LoadedInput(label or PAPER_RELEASE_V1, load_runs_csv(paper_release_csv()))
     # imported here: the log reader reads RunRow through this package
     from m4bench.integrations.inspect_logs import holds_eval_logs, load_inspect_logs
 
     path = Path(source)
+    name = label or input_names([path])[0]
     if holds_eval_logs(path):
-        return load_inspect_logs(path), str(path)
+        return LoadedInput(name, load_inspect_logs(path))
     if path.is_dir():
-        return load_results_dir(path), str(path)
+        return LoadedInput(name, load_results_dir(path), planned_run_ids(path)[0])
+    if path.is_file() and path.name == RESULT_FILE:
+        return LoadedInput(name, load_results_dir(path))
     if path.is_file():
-        return load_runs_csv(path), str(path)
+        return LoadedInput(name, load_runs_csv(path))
     raise M4BenchError(
         f"{path}: no such runs CSV or results directory",
         hint=f"pass a runs CSV, a results directory or '{PAPER_RELEASE_V1}'",
     )
 
 
+def input_names(sources: Sequence[str | Path]) -> list[str]:
+    """What the report calls each input: its file or folder name (``paper-release-v1``
+    for the shipped file), with as many parent folders as it takes to tell two apart."""
+    paths = [Path(str(source)).resolve() for source in sources]
+    names: list[str] = []
+    for source, path in zip(sources, paths, strict=True):
+        if str(source) == PAPER_RELEASE_V1:
+            names.append(PAPER_RELEASE_V1)
+            continue
+        depth = 1
+        while depth < len(path.parts) and any(
+            other != path and other.parts[-depth:] == path.parts[-depth:] for other in paths
+        ):
+            depth += 1
+        names.append("/".join(path.parts[-depth:]))
+    return names
+
+
+def load_inputs(sources: Sequence[str | Path]) -> list[LoadedInput]:
+    """Every input, each named as :func:`input_names` says; one input given twice is
+    an error."""
+    names = input_names(sources)
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise M4BenchError(
+            f"input {repeated[0]} is given more than once",
+            hint="pass each runs CSV or results folder once",
+        )
+    return [load_input(source, name) for source, name in zip(sources, names, strict=True)]
+
+
 class HeadlineDocument(BaseModel):
     """The headline estimands as one JSON document."""
 
     source: str
+    inputs: list[str]
     reps: int
     seed: int
     headline: list[Estimate]
@@ -69,6 +114,7 @@ class HeadlineDocument(BaseModel):
 def headline_document(result: AnalysisResult) -> HeadlineDocument:
     return HeadlineDocument(
         source=result.source,
+        inputs=result.inputs,
         reps=result.settings.reps,
         seed=result.settings.seed,
         headline=result.headline,
@@ -96,27 +142,29 @@ def write_outputs(result: AnalysisResult, out: Path, progress: Progress | None =
     step("tables")
     pngs = write_figures(result, out / "figures")
     step("figures")
-    atomic_write_text(out / REPORT_FILE, render_report(result, pngs))
+    write_output(out / REPORT_FILE, render_report(result, pngs))
     step("report")
     document = headline_document(result).model_dump(mode="json")
-    atomic_write_text(out / HEADLINE_FILE, canonical_json(document))
+    write_output(out / HEADLINE_FILE, canonical_json(document))
     step("headline")
 
 
 def analyze(
-    source: str | Path,
+    source: str | Path | Sequence[str | Path],
     out: Path,
     settings: AnalysisSettings | None = None,
     progress: Progress | None = None,
 ) -> AnalysisResult:
-    """Load a source, run every estimand and write every output under ``out``."""
+    """Load one source or several, run every estimand and write every output under
+    ``out``. Runs of several inputs are kept apart by agent and model."""
     step = progress or (lambda _name: None)
     _check_out(out)
-    runs, label = load_source(source)
-    from_campaign = str(source) != PAPER_RELEASE_V1 and Path(source).is_dir()
-    planned = planned_run_ids(Path(source))[0] if from_campaign else None
+    sources = [source] if isinstance(source, str | Path) else list(source)
+    if not sources:
+        raise M4BenchError("no input to analyse", hint="pass a runs CSV or a results folder")
+    inputs = load_inputs(sources)
     step("load")
-    result = analyze_runs(runs, settings or AnalysisSettings(), label, planned)
+    result = analyze_inputs(inputs, settings or AnalysisSettings())
     step("estimands")
     write_outputs(result, out, step)
     return result

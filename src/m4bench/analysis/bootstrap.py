@@ -7,6 +7,7 @@ task sets. Every function takes an explicit seed; equal inputs give equal output
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -138,6 +139,19 @@ def sign_flip_p(values: Sequence[float] | FloatArray, reps: int, seed: int) -> f
     flipped = _chunked(reps, count, draw)
     hits = int(np.count_nonzero(flipped >= observed - 1e-12))
     return (hits + 1) / (reps + 1)
+
+
+def p_text(p_value: float | None, reps: int) -> str:
+    """A permutation p as text: ``p < 1e-5`` when no replicate reached the observed
+    statistic (the smallest p that ``reps`` replicates resolve, 1/(reps+1), is a bound,
+    not a value), else ``p = 0.012``; empty when there is no p."""
+    if p_value is None or math.isnan(p_value):
+        return ""
+    floor = 1.0 / (reps + 1)
+    if p_value <= floor * (1 + 1e-9):
+        exponent = math.ceil(math.log10(floor))
+        return f"p < 1e{exponent}" if 10.0**exponent > floor else f"p ≤ 1e{exponent}"
+    return f"p = {p_value:.2g}"
 
 
 def within_task_interval(

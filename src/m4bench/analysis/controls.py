@@ -1,4 +1,4 @@
-"""Matched controls, the operational-spec follow-up and schema robustness."""
+"""Matched controls and the operational-spec follow-up."""
 
 from __future__ import annotations
 
@@ -74,8 +74,8 @@ def matched_controls_table(cells: CellTable, settings: AnalysisSettings) -> Tabl
         name="matched_controls",
         title="Matched-context controls",
         caption=f"Controls compared with {settings.treatment} (targeted) and "
-        f"{settings.baseline} on the tasks where each control ran, after averaging models "
-        "within task; 95% task-bootstrap intervals.",
+        f"{settings.baseline} on the tasks where each control ran, {settings.native_schema} "
+        "schema only, after averaging models within task; 95% task-bootstrap intervals.",
         columns=[
             "Condition",
             "Tasks",
@@ -146,67 +146,5 @@ def operational_spec_task_table(cells: CellTable, settings: AnalysisSettings) ->
             "Spec-baseline",
             "Targeted-spec",
         ],
-        rows=rows,
-    )
-
-
-def _schema_rows(
-    cells: CellTable,
-    meta: dict[str, TaskMeta],
-    settings: AnalysisSettings,
-    model: str,
-    schemas: list[str],
-) -> list[list[Value]]:
-    """One model's rows: each schema on the tasks every schema has, native first."""
-    by_schema = {
-        schema: {
-            d.task: d
-            for d in task_deltas(
-                cells,
-                Comparison(settings.baseline, settings.treatment, schema),
-                "reward",
-                meta,
-                [model],
-            )
-        }
-        for schema in schemas
-    }
-    common = sorted(set.intersection(*(set(found) for found in by_schema.values())))
-    rows: list[list[Value]] = []
-    native_delta: float | None = None
-    for schema in schemas if common else []:
-        chosen = [by_schema[schema][task] for task in common]
-        e = summarize(chosen, schema, "reward", model, settings.reps, settings.seed)
-        native_delta = e.delta if native_delta is None else native_delta
-        ratio = e.delta / native_delta if native_delta else None
-        rows.append(
-            [
-                model,
-                schema,
-                *e.values(),
-                ratio,
-            ]
-        )
-    return rows
-
-
-def schema_robustness_table(
-    cells: CellTable, meta: dict[str, TaskMeta], settings: AnalysisSettings
-) -> Table:
-    """Per model and schema: skill delta and its ratio to the native-schema delta."""
-    schemas = [settings.native_schema] + [
-        schema for schema in cells.schemas() if schema != settings.native_schema
-    ]
-    rows = [
-        row
-        for model in cells.models()
-        for row in _schema_rows(cells, meta, settings, model, schemas)
-    ]
-    return Table(
-        name="schema_robustness",
-        title="Skill effect across schema variants",
-        caption="Per model, on the tasks present in every schema; robustness ratio = "
-        "schema delta / native delta.",
-        columns=["Model", "Schema", *ESTIMATE_COLUMNS, "Robustness ratio"],
         rows=rows,
     )

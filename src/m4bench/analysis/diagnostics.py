@@ -53,34 +53,38 @@ def key_table(cells: CellTable, settings: AnalysisSettings) -> Table:
     return Table(
         name="key_diagnostics",
         title="Key diagnostics",
-        caption="First rows summarize the baseline and treatment cells (N = cells); the "
-        "rest are the cells with the most extra keys (N = runs). Means of cell means.",
+        caption=f"Runs on the {settings.native_schema} schema only. First rows summarize the "
+        "baseline and treatment cells (N = cells); the rest are the cells with the most "
+        "extra keys (N = runs). Means of cell means.",
         columns=["Condition or cell", "N", "Key F1", "Key precision", "Key recall", "Extra keys"],
         rows=rows,
     )
 
 
 def strict_pass_table(cells: CellTable) -> Table:
+    """Strict passes by condition, schema and model (schemas never pooled), and overall."""
     rows: list[list[Value]] = []
     for condition in cells.conditions():
-        for model in cells.models():
-            runs = [
-                run
-                for cell in cells.cells()
-                if cell[1] == condition and cell[3] == model
-                for run in cells.runs(cell)
-            ]
-            if runs:
-                passes = sum(run.strict_pass for run in runs)
-                rows.append([condition, model, len(runs), passes, passes / len(runs)])
+        for schema in cells.schemas():
+            for model in cells.models():
+                runs = [
+                    run
+                    for cell in cells.cells()
+                    if cell[1:] == (condition, schema, model)
+                    for run in cells.runs(cell)
+                ]
+                if runs:
+                    passes = sum(run.strict_pass for run in runs)
+                    rows.append([condition, schema, model, len(runs), passes, passes / len(runs)])
     runs = cells.all_runs()
     passes = sum(run.strict_pass for run in runs)
-    rows.append(["all", "all", len(runs), passes, passes / len(runs) if runs else None])
+    rows.append(["all", "all", "all", len(runs), passes, passes / len(runs) if runs else None])
     return Table(
         name="strict_passes",
         title="Strict passes",
-        caption="Runs with no failed and no errored check, by condition and model.",
-        columns=["Condition", "Model", "Runs", "Strict passes", "Share"],
+        caption="Runs with no failed and no errored check, by condition, schema and model; "
+        "the last row counts every run of every schema.",
+        columns=["Condition", "Schema", "Model", "Runs", "Strict passes", "Share"],
         rows=rows,
     )
 
@@ -94,33 +98,55 @@ _RESOURCE_FIELDS = (
 )
 
 
+def _agent_hours(runs: Sequence[RunRow]) -> tuple[float | None, int]:
+    """Summed wall-clock in hours, runs without one filled with the mean of those with
+    one; and how many runs were filled that way (imputed)."""
+    timed = [run.elapsed_seconds for run in runs if run.elapsed_seconds is not None]
+    if not timed:
+        return None, 0
+    missing = len(runs) - len(timed)
+    mean = sum(timed) / len(timed)
+    return (sum(timed) + mean * missing) / 3600, missing
+
+
 def resources_table(cells: CellTable, settings: AnalysisSettings) -> Table:
-    """Per condition: mean wall-clock, tokens and cost per run, and deltas to baseline."""
-    means: dict[str, list[float | None]] = {}
-    counts: dict[str, int] = {}
+    """Per condition and schema: mean wall-clock, tokens and cost per run, agent hours
+    (marked where imputed) and deltas to the baseline condition on the same schema."""
+    means: dict[tuple[str, str], list[float | None]] = {}
+    runs_of: dict[tuple[str, str], list[RunRow]] = {}
     for condition in cells.conditions():
-        own: list[Cell] = [cell for cell in cells.cells() if cell[1] == condition]
-        runs = [run for cell in own for run in cells.runs(cell)]
-        counts[condition] = len(runs)
-        means[condition] = [_mean([_field(run, name) for run in runs]) for name in _RESOURCE_FIELDS]
-    base = means.get(settings.baseline)
+        for schema in cells.schemas():
+            own: list[Cell] = [c for c in cells.cells() if c[1:3] == (condition, schema)]
+            runs = [run for cell in own for run in cells.runs(cell)]
+            if runs:
+                runs_of[(condition, schema)] = runs
+                means[(condition, schema)] = [
+                    _mean([_field(run, name) for run in runs]) for name in _RESOURCE_FIELDS
+                ]
     rows: list[list[Value]] = []
-    for condition, values in means.items():
-        hours = (values[0] or 0.0) * counts[condition] / 3600 if values[0] is not None else None
+    for (condition, schema), values in means.items():
+        base = means.get((settings.baseline, schema))
+        hours, imputed = _agent_hours(runs_of[(condition, schema)])
         deltas: list[Value] = [
             _difference(value, base[i] if base else None) for i, value in enumerate(values)
         ]
-        rows.append([condition, counts[condition], hours, *values, *deltas])
+        rows.append(
+            [condition, schema, len(runs_of[(condition, schema)]), hours, imputed, *values, *deltas]
+        )
     names = ["wall-clock s", "input tokens", "cached tokens", "output tokens", "cost USD"]
     return Table(
         name="resources",
         title="Cost, tokens and wall-clock",
-        caption=f"Means per run by condition; deltas are against {settings.baseline}. "
-        "Empty cells: the runs did not record that quantity.",
+        caption=f"Means per run by condition and schema; deltas are against {settings.baseline} "
+        "on the same schema. Agent hours sum the runs' wall-clock; 'Hours imputed' counts "
+        "the runs without a wall-clock whose hours were filled with the mean of the others "
+        "(0: none imputed). Empty cells: the runs did not record that quantity.",
         columns=[
             "Condition",
+            "Schema",
             "Runs",
             "Agent hours",
+            "Hours imputed",
             *(f"Mean {n}" for n in names),
             *(f"Delta {n}" for n in names),
         ],
@@ -139,12 +165,16 @@ def _field(run: RunRow, name: str) -> float | None:
 
 
 def integrity_counts(
-    loaded: Sequence[RunRow], analysed: CellTable, planned: Sequence[str] | None = None
+    loaded: Sequence[RunRow],
+    analysed: Sequence[RunRow],
+    cells: int,
+    planned: Sequence[str] | None = None,
 ) -> list[tuple[str, int]]:
-    """Audit counts over every loaded run (published or not); with the ``planned`` run
-    ids of a campaign, how many were planned and how many have no result."""
+    """Audit counts over every loaded run (published or not); ``analysed``: the runs the
+    estimands use, in ``cells`` (agent, model, task, condition, schema) cells; with the
+    ``planned`` run ids of a campaign, how many were planned and how many have no result."""
     ids = [run.run_id for run in loaded]
-    trials = [(*run.cell, run.trial) for run in loaded]
+    trials = [(run.agent, *run.cell, run.trial) for run in loaded]
     plan: list[tuple[str, int]] = []
     simulated = sum(run.simulated for run in loaded)
     if simulated:
@@ -157,9 +187,9 @@ def integrity_counts(
     return [
         *plan,
         ("Runs loaded", len(loaded)),
-        ("Runs analysed", len(analysed.all_runs())),
-        ("Runs excluded from estimands", len(loaded) - len(analysed.all_runs())),
-        ("Task/condition/schema/model cells", len(analysed.cells())),
+        ("Runs analysed", len(analysed)),
+        ("Runs excluded from estimands", len(loaded) - len(analysed)),
+        ("Task/condition/schema/model cells", cells),
         ("Publishable flag failures", sum(not run.publishable for run in loaded)),
         ("Isolation flag failures", sum(run.isolated is False for run in loaded)),
         ("Filesystem canary failures", sum(run.filesystem_canary is False for run in loaded)),

@@ -48,6 +48,8 @@ class TaskDelta(BaseModel):
     database: str
     depth: int | None
     pairs: dict[str, tuple[float, float]]  # model -> (baseline mean, treatment mean)
+    agent: str = ""
+    """The agent whose models these are (set when the analysis splits runs by agent)."""
 
     @property
     def baseline(self) -> float:
@@ -82,6 +84,9 @@ class Estimate(BaseModel):
     improved: int
     total: int
     p_value: float | None = None
+    agent: str = ""
+    """The agent whose runs the estimate reads; ``scope`` names its model (an arm) or
+    ``task-balanced`` (the agent's models averaged within each task)."""
 
     def values(self) -> list[int | float]:
         """The table cells of ``ESTIMATE_COLUMNS``, in that order."""

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 
+from m4bench.analysis.bootstrap import p_text
 from m4bench.analysis.estimands import TASK_BALANCED, Estimate
+from m4bench.analysis.group import GroupResult
 from m4bench.analysis.pipeline import AnalysisResult
 
 
@@ -16,12 +18,6 @@ def _signed(value: float) -> str:
     return "n/a" if math.isnan(value) else f"{value:+.3f}"
 
 
-def _p(value: float | None) -> str:
-    if value is None or math.isnan(value):
-        return ""
-    return f", two-sided sign-flip p = {value:.2g}"
-
-
 _METRIC_NAMES = {
     "reward": "mean reward",
     "key_f1": "key F1",
@@ -29,23 +25,27 @@ _METRIC_NAMES = {
 }
 
 
-def estimate_sentence(item: Estimate, reps: int) -> str:
-    """One sentence stating the levels, delta, interval and improved tasks."""
+def estimate_sentence(item: Estimate, reps: int, permutation_reps: int = 0) -> str:
+    """One sentence stating the levels, delta, interval, p and improved tasks."""
     who = "averaged over models within task" if item.scope == TASK_BALANCED else item.scope
+    if item.agent:
+        who = f"{item.agent}, {who}"
     name = _METRIC_NAMES.get(item.metric, item.metric)
+    p = p_text(item.p_value, permutation_reps)
+    p = f", two-sided sign-flip {p}" if p else ""
     return (
         f"{item.comparison} ({who}): {name} {_num(item.baseline)} → {_num(item.treatment)}, "
         f"delta {_signed(item.delta)} [95% task-bootstrap interval {_num(item.ci_low)}, "
-        f"{_num(item.ci_high)}; {reps} replicates{_p(item.p_value)}]; "
+        f"{_num(item.ci_high)}; {reps} replicates{p}]; "
         f"{item.improved} of {item.total} tasks improved."
     )
 
 
 def overview_sentence(result: AnalysisResult) -> str:
     counts = dict(result.integrity)
-    tasks = len(result.cell_rewards)
-    conditions = sorted({c for row in result.cell_rewards.values() for c in row})
+    conditions = sorted({c for g in result.groups for row in g.cell_rewards.values() for c in row})
     families = len({info.family for info in result.meta.values()})
+    arms = sum(len(group.models) for group in result.groups)
     plan = ""
     if "Runs planned" in counts:
         plan = (
@@ -54,16 +54,21 @@ def overview_sentence(result: AnalysisResult) -> str:
         )
     return (
         f"This report analyses {counts['Runs analysed']} of {counts['Runs loaded']} loaded "
-        f"runs{plan} from {result.source}: {tasks} tasks in {families} families, "
+        f"runs{plan} from {result.source}: {len(result.meta)} tasks in {families} families, "
         f"{counts['Task/condition/schema/model cells']} task/condition/schema/model cells, "
+        f"{_count(arms, 'arm')} (agent and model) of {_count(len(result.groups), 'agent')}, "
         f"conditions {', '.join(conditions)}."
     )
 
 
-def extremes_sentence(result: AnalysisResult) -> str:
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
+def extremes_sentence(group: GroupResult) -> str:
     """The largest gain and the largest decline among the per-task deltas, each only when
     there is one."""
-    ordered = sorted(result.task_deltas, key=lambda item: (item.delta, item.task))
+    ordered = sorted(group.task_deltas, key=lambda item: (item.delta, item.task))
     if not ordered:
         return ""
     worst, best = ordered[0], ordered[-1]
@@ -82,8 +87,10 @@ def extremes_sentence(result: AnalysisResult) -> str:
     return f"{gain}; {decline}."
 
 
-def cluster_sentence(result: AnalysisResult) -> str:
-    rows = result.table("cluster_sensitivity").rows
+def cluster_sentence(group: GroupResult) -> str:
+    if not group.task_deltas:
+        return ""
+    rows = group.table("cluster_sensitivity").rows
     parts = [
         f"{row[0].lower()} over {row[1]}: {_signed(float(str(row[2])))} "
         f"[{_num(float(str(row[3])))}, {_num(float(str(row[4])))}]"

@@ -1,64 +1,53 @@
-"""One analysis: from run rows to estimates and tables (no file output here)."""
+"""One analysis: from the runs of one or more inputs to estimates and tables (no file
+output here).
+
+Runs are grouped by agent and each group is analysed alone (:mod:`m4bench.analysis.group`):
+no estimate pools two agents. Rows of several inputs (a campaign and its follow-up, a
+released CSV) are joined first; an arm, an (agent, model) pair, names the inputs its
+runs came from.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
-import numpy as np
 from pydantic import BaseModel
 
-from m4bench.analysis.bootstrap import within_task_interval
+from m4bench.analysis.arms import arms_table, merge_group_tables
 from m4bench.analysis.cells import CellTable
-from m4bench.analysis.controls import (
-    control_conditions,
-    matched_controls_table,
-    operational_spec_estimates,
-    operational_spec_table,
-    operational_spec_task_table,
-    schema_robustness_table,
-)
-from m4bench.analysis.diagnostics import (
-    integrity_counts,
-    integrity_table,
-    key_table,
-    resources_table,
-    strict_pass_table,
-)
-from m4bench.analysis.estimands import (
-    Comparison,
-    Estimate,
-    TaskDelta,
-    per_model_and_balanced,
-    task_deltas,
-)
-from m4bench.analysis.primary import (
-    cluster_table,
-    extremes_tables,
-    groups_table,
-    headline_estimates,
-    headline_table,
-    mode_table,
-    primary_comparison,
-    secondary_table,
-)
+from m4bench.analysis.diagnostics import integrity_counts, integrity_table
+from m4bench.analysis.estimands import Estimate, TaskDelta
+from m4bench.analysis.group import GroupResult, TaskInterval, analyze_group
 from m4bench.analysis.runs import RunRow
 from m4bench.analysis.settings import AnalysisSettings
-from m4bench.analysis.tables import Table, Value
+from m4bench.analysis.tables import Table
 from m4bench.analysis.taskmeta import TaskMeta, resolve_task_meta
 from m4bench.errors import M4BenchError
 
+__all__ = ["AnalysisResult", "LoadedInput", "TaskInterval", "analyze_inputs", "analyze_runs"]
 
-class TaskInterval(BaseModel):
-    task: str
-    ci_low: float
-    ci_high: float
+
+@dataclass(frozen=True)
+class LoadedInput:
+    """The runs of one input, the name the report gives it, and (for a campaign's
+    folder) the run ids its campaign planned."""
+
+    label: str
+    runs: list[RunRow]
+    planned: list[str] | None = field(default=None)
 
 
 class AnalysisResult(BaseModel):
-    """Everything the writers, figures and report need."""
+    """Everything the writers, figures and report need.
+
+    ``groups`` holds one result per agent; ``headline``, ``comparisons``, ``task_deltas``
+    and ``task_intervals`` list every group's, each item naming its agent."""
 
     settings: AnalysisSettings
     source: str
+    inputs: list[str]
+    groups: list[GroupResult]
     headline: list[Estimate]
     comparisons: list[Estimate]
     task_deltas: list[TaskDelta]
@@ -66,7 +55,6 @@ class AnalysisResult(BaseModel):
     meta: dict[str, TaskMeta]
     integrity: list[tuple[str, int]]
     tables: list[Table]
-    cell_rewards: dict[str, dict[str, float]]  # task -> condition -> model-averaged mean
 
     def table(self, name: str) -> Table:
         for table in self.tables:
@@ -75,142 +63,27 @@ class AnalysisResult(BaseModel):
         raise KeyError(name)
 
 
-def cells_table(cells: CellTable) -> Table:
-    """One row per cell: runs, reward statistics, strict passes, key F1."""
-    rows: list[list[Value]] = []
-    for cell in cells.cells():
-        rewards = cells.values(cell, "reward")
-        spread = float(np.std(rewards, ddof=1)) if len(rewards) > 1 else None
-        rows.append(
-            [
-                *cell,
-                len(cells.runs(cell)),
-                cells.mean(cell, "reward"),
-                spread,
-                min(rewards),
-                max(rewards),
-                sum(run.strict_pass for run in cells.runs(cell)),
-                cells.mean(cell, "key_f1"),
-            ]
-        )
-    return Table(
-        name="cells",
-        title="Cells",
-        caption="Every task/condition/schema/model cell: runs, reward mean, standard "
-        "deviation, minimum and maximum, strict passes and mean key F1.",
-        columns=[
-            "Task",
-            "Condition",
-            "Schema",
-            "Model",
-            "Runs",
-            "Mean reward",
-            "SD",
-            "Min",
-            "Max",
-            "Strict passes",
-            "Key F1",
-        ],
-        rows=rows,
-    )
-
-
-def _comparisons(cells: CellTable, settings: AnalysisSettings) -> list[Comparison]:
-    found = [primary_comparison(settings)]
-    for control in control_conditions(cells, settings):
-        found.append(Comparison(settings.baseline, control, settings.native_schema))
-        found.append(Comparison(settings.treatment, control, settings.native_schema))
-    if settings.operational_spec in cells.conditions():
-        spec = settings.operational_spec
-        found.append(Comparison(settings.baseline, spec, settings.native_schema))
-        found.append(Comparison(spec, settings.treatment, settings.native_schema))
-    for schema in cells.schemas():
-        if schema != settings.native_schema:
-            found.append(Comparison(settings.baseline, settings.treatment, schema))
-    return found
-
-
-def comparison_estimates(
-    cells: CellTable, meta: dict[str, TaskMeta], settings: AnalysisSettings
-) -> list[Estimate]:
-    """Per-model and task-balanced reward estimates for every comparison the data allow."""
-    rows: list[Estimate] = []
-    for comparison in _comparisons(cells, settings):
-        deltas = task_deltas(cells, comparison, "reward", meta)
-        if deltas:
-            rows.extend(
-                per_model_and_balanced(
-                    deltas,
-                    comparison.name,
-                    "reward",
-                    settings.reps,
-                    settings.seed,
-                    permutation_reps=settings.permutation_reps,
+def join_inputs(inputs: Sequence[LoadedInput]) -> tuple[list[RunRow], dict[str, str]]:
+    """Every input's runs, and the input of each run id. A run id in two inputs is an
+    error naming both, unless both hold the same row (one record copied twice)."""
+    rows: list[RunRow] = []
+    origin: dict[str, str] = {}
+    first: dict[str, RunRow] = {}
+    for item in inputs:
+        for run in item.runs:
+            other = origin.get(run.run_id)
+            if other is not None and other != item.label:
+                if first[run.run_id] == run:
+                    continue
+                raise M4BenchError(
+                    f"run {run.run_id} is in {other} and in {item.label} with different records",
+                    hint="each run belongs to one input: remove one copy, or analyse the "
+                    "inputs separately",
                 )
-            )
-    return rows
-
-
-def _task_intervals(
-    cells: CellTable, deltas: Sequence[TaskDelta], settings: AnalysisSettings
-) -> list[TaskInterval]:
-    comparison = primary_comparison(settings)
-    schema = comparison.schema_name
-    found: list[TaskInterval] = []
-    for index, item in enumerate(deltas):
-        pairs = [
-            (
-                cells.values((item.task, comparison.baseline, schema, model), "reward"),
-                cells.values((item.task, comparison.treatment, schema, model), "reward"),
-            )
-            for model in item.pairs
-        ]
-        low, high = within_task_interval(pairs, settings.reps, settings.seed, index)
-        found.append(TaskInterval(task=item.task, ci_low=low, ci_high=high))
-    return found
-
-
-def _cell_rewards(cells: CellTable, schema: str) -> dict[str, dict[str, float]]:
-    result: dict[str, dict[str, float]] = {}
-    for task in cells.tasks():
-        for condition in cells.conditions():
-            means = [cells.mean((task, condition, schema, m), "reward") for m in cells.models()]
-            present = [value for value in means if value is not None]
-            if present:
-                result.setdefault(task, {})[condition] = sum(present) / len(present)
-    return result
-
-
-def task_table(
-    result_cells: dict[str, dict[str, float]],
-    meta: dict[str, TaskMeta],
-    deltas: Sequence[TaskDelta],
-    conditions: Sequence[str],
-) -> Table:
-    by_task = {item.task: item for item in deltas}
-    rows: list[list[Value]] = []
-    for task, levels in result_cells.items():
-        info = meta[task]
-        delta = by_task[task].delta if task in by_task else None
-        rows.append(
-            [
-                task,
-                info.family,
-                info.mode,
-                info.database,
-                info.depth,
-                *(levels.get(condition) for condition in conditions),
-                delta,
-            ]
-        )
-    return Table(
-        name="per_task",
-        title="Per-task mean reward by condition",
-        caption="Model-averaged cell means on the native schema; delta is the primary "
-        "treatment-minus-baseline difference.",
-        columns=["Task", "Family", "Mode", "Database", "Depth", *conditions, "Delta"],
-        rows=rows,
-    )
+            origin[run.run_id] = item.label
+            first.setdefault(run.run_id, run)
+            rows.append(run)
+    return rows, origin
 
 
 def _nothing_to_analyse(runs: Sequence[RunRow], source: str) -> M4BenchError:
@@ -222,6 +95,60 @@ def _nothing_to_analyse(runs: Sequence[RunRow], source: str) -> M4BenchError:
     )
 
 
+def _planned(inputs: Sequence[LoadedInput]) -> list[str] | None:
+    lists = [item.planned for item in inputs if item.planned is not None]
+    return [run_id for planned in lists for run_id in planned] if lists else None
+
+
+def analyze_inputs(inputs: Sequence[LoadedInput], settings: AnalysisSettings) -> AnalysisResult:
+    """Run every estimand and build every table for the runs of ``inputs``, one agent
+    at a time."""
+    source = ", ".join(item.label for item in inputs)
+    if settings.baseline == settings.treatment:
+        raise M4BenchError(
+            f"baseline and treatment are both {settings.baseline!r}: every delta would be 0",
+            hint="compare two conditions, e.g. --baseline no-skill --treatment with-skill",
+        )
+    runs, origin = join_inputs(inputs)
+    kept = [run for run in runs if run.publishable or settings.include_unpublishable]
+    scored = [run for run in kept if run.reward is not None]
+    if not scored:
+        raise _nothing_to_analyse(runs, source)
+    meta = resolve_task_meta({run.task for run in scored}, settings.use_catalog)
+    groups: list[GroupResult] = []
+    cell_count = 0
+    for agent in sorted({run.agent for run in scored}):
+        own = [run for run in scored if run.agent == agent]
+        cells = CellTable(own)
+        cell_count += len(cells.cells())
+        labels = [item.label for item in inputs if item.label in {origin[r.run_id] for r in own}]
+        groups.append(analyze_group(agent, cells, meta, settings, labels))
+    if not any(group.task_deltas for group in groups):
+        raise M4BenchError(
+            f"{source}: no task has both '{settings.baseline}' and '{settings.treatment}' runs "
+            f"on the '{settings.native_schema}' schema",
+            hint="choose the compared conditions with --baseline / --treatment",
+        )
+    integrity = integrity_counts(runs, scored, cell_count, _planned(inputs))
+    return AnalysisResult(
+        settings=settings,
+        source=source,
+        inputs=[item.label for item in inputs],
+        groups=groups,
+        headline=[item for group in groups for item in group.headline],
+        comparisons=[item for group in groups for item in group.comparisons],
+        task_deltas=[item for group in groups for item in group.task_deltas],
+        task_intervals=[item for group in groups for item in group.task_intervals],
+        meta=meta,
+        integrity=integrity,
+        tables=[
+            arms_table(groups, settings),
+            *merge_group_tables(groups),
+            integrity_table(integrity, settings.include_unpublishable),
+        ],
+    )
+
+
 def analyze_runs(
     runs: Sequence[RunRow],
     settings: AnalysisSettings,
@@ -230,58 +157,5 @@ def analyze_runs(
 ) -> AnalysisResult:
     """Run every estimand and build every table for a set of runs; ``planned``: the run
     ids of the campaign that made them, when known (missing runs are then counted)."""
-    if settings.baseline == settings.treatment:
-        raise M4BenchError(
-            f"baseline and treatment are both {settings.baseline!r}: every delta would be 0",
-            hint="compare two conditions, e.g. --baseline no-skill --treatment with-skill",
-        )
-    kept = [run for run in runs if run.publishable or settings.include_unpublishable]
-    scored = [run for run in kept if run.reward is not None]
-    if not scored:
-        raise _nothing_to_analyse(runs, source)
-    cells = CellTable(scored)
-    meta = resolve_task_meta(cells.tasks(), settings.use_catalog)
-    primary = task_deltas(cells, primary_comparison(settings), "reward", meta)
-    if not primary:
-        raise M4BenchError(
-            f"{source}: no task has both '{settings.baseline}' and '{settings.treatment}' runs "
-            f"on the '{settings.native_schema}' schema",
-            hint="choose the compared conditions with --baseline / --treatment",
-        )
-    headline = headline_estimates(cells, meta, settings)
-    spec = operational_spec_estimates(cells, meta, settings)
-    integrity = integrity_counts(runs, cells, planned)
-    rewards = _cell_rewards(cells, settings.native_schema)
-    tables = [
-        headline_table(headline, settings),
-        mode_table(primary, settings),
-        cluster_table(primary, settings),
-        *extremes_tables(primary, settings),
-        groups_table(primary, settings),
-        secondary_table(cells, meta, settings),
-        key_table(cells, settings),
-        matched_controls_table(cells, settings),
-        *(
-            [operational_spec_table(spec), operational_spec_task_table(cells, settings)]
-            if spec
-            else []
-        ),
-        schema_robustness_table(cells, meta, settings),
-        strict_pass_table(cells),
-        resources_table(cells, settings),
-        task_table(rewards, meta, primary, cells.conditions()),
-        cells_table(cells),
-        integrity_table(integrity, settings.include_unpublishable),
-    ]
-    return AnalysisResult(
-        settings=settings,
-        source=source,
-        headline=headline,
-        comparisons=comparison_estimates(cells, meta, settings),
-        task_deltas=primary,
-        task_intervals=_task_intervals(cells, primary, settings),
-        meta=meta,
-        integrity=integrity,
-        tables=tables,
-        cell_rewards=rewards,
-    )
+    loaded = LoadedInput(source, list(runs), None if planned is None else list(planned))
+    return analyze_inputs([loaded], settings)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import base64
 import html
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from m4bench.analysis.estimands import TASK_BALANCED
+from m4bench.analysis.figures import Rendered
+from m4bench.analysis.group import GroupResult
 from m4bench.analysis.narrative import (
     cluster_sentence,
     estimate_sentence,
@@ -29,6 +31,7 @@ thead th{background:#f4f4f6}
 img{max-width:100%;border:1px solid #eee}
 details{margin:.3rem 0}summary{cursor:pointer;font-weight:600}
 .lead{font-size:1.05rem}.muted{color:#666;font-size:.85rem}
+.needs{color:#8a4b00;font-size:.9rem}
 """
 
 _SCRIPT = """
@@ -47,32 +50,39 @@ def _paragraphs(sentences: list[str]) -> str:
     return "".join(f"<p>{html.escape(text)}</p>" for text in sentences if text)
 
 
-def _figures(pngs: Mapping[str, bytes]) -> str:
+def _figures(figures: Mapping[str, Rendered]) -> str:
     parts = []
-    for name, data in pngs.items():
-        uri = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
-        label = name.replace("_", " ")
+    for name, drawn in figures.items():
+        label = html.escape(name.replace("_", " "))
+        if drawn.needs:
+            parts.append(
+                f'<p class="needs"><b>{label}</b>: nothing to draw; {html.escape(drawn.needs)}</p>'
+            )
+            continue
+        uri = "data:image/png;base64," + base64.b64encode(drawn.png).decode("ascii")
         parts.append(
-            f'<figure><img alt="{html.escape(label)}" src="{uri}">'
-            f"<figcaption>{html.escape(label)}</figcaption></figure>"
+            f'<figure><img alt="{label}" src="{uri}"><figcaption>{label}</figcaption></figure>'
         )
     return "".join(parts)
 
 
-def _task_details(result: AnalysisResult) -> str:
-    cells = result.table("cells")
-    intervals = {item.task: item for item in result.task_intervals}
-    deltas = {item.task: item for item in result.task_deltas}
+def _task_details(result: AnalysisResult, group: GroupResult) -> str:
+    cells = group.table("cells")
+    intervals = {item.task: item for item in group.task_intervals}
+    deltas = {item.task: item for item in group.task_deltas}
     blocks = []
-    for task, info in result.meta.items():
+    tasks = sorted({str(row[0]) for row in cells.rows})
+    for task in tasks:
+        info = result.meta[task]
         own = Table(
             name=f"cells-{task}",
             title=task,
-            caption=f"Cells of {task}",
+            caption=f"Cells of {task}" + (f" ({group.agent})" if group.agent else ""),
             columns=cells.columns[1:],
             rows=[row[1:] for row in cells.rows if row[0] == task],
         )
-        summary = f"{task} — {info.family}, {info.mode}, {info.database}"
+        who = f"{group.agent}: " if len(result.groups) > 1 else ""
+        summary = f"{who}{task} — {info.family}, {info.mode}, {info.database}"
         sentence = ""
         if task in deltas:
             span = intervals.get(task)
@@ -94,15 +104,77 @@ def _task_details(result: AnalysisResult) -> str:
     return "".join(blocks)
 
 
-def render_report(result: AnalysisResult, pngs: Mapping[str, bytes]) -> str:
-    """The report page; every sentence in it is computed from ``result``."""
-    reps = result.settings.reps
-    headline = [estimate_sentence(item, reps) for item in result.headline]
-    controls = [
-        estimate_sentence(item, reps)
+def _group_heading(result: AnalysisResult, group: GroupResult) -> str:
+    if len(result.groups) == 1 and not group.agent:
+        return ""
+    about = f"models {', '.join(group.models)}; from {', '.join(group.inputs)}"
+    return (
+        f"<h3>{html.escape(group.agent or 'runs without an agent name')}</h3>"
+        f'<p class="muted">{html.escape(about)}; {group.runs} runs analysed</p>'
+    )
+
+
+def _headline_section(result: AnalysisResult) -> str:
+    settings = result.settings
+    parts = []
+    for group in result.groups:
+        sentences = [
+            estimate_sentence(item, settings.reps, settings.permutation_reps)
+            for item in group.headline
+        ]
+        sentences += [extremes_sentence(group), cluster_sentence(group)]
+        parts.append(_group_heading(result, group) + _paragraphs(sentences) + _needs(group.needs))
+    return "".join(parts)
+
+
+def _needs(lines: Sequence[str]) -> str:
+    return "".join(f'<p class="needs">{html.escape(line)}</p>' for line in lines)
+
+
+def _comparisons_section(result: AnalysisResult) -> str:
+    settings = result.settings
+    primary = f"{settings.treatment} vs {settings.baseline}"
+    sentences = [
+        estimate_sentence(item, settings.reps, settings.permutation_reps)
         for item in result.comparisons
-        if item.scope == TASK_BALANCED and item.comparison != result.headline[0].comparison
+        if item.scope == TASK_BALANCED and item.comparison != primary
     ]
+    if sentences:
+        return _paragraphs(sentences)
+    return _needs(
+        [
+            f"No other comparison: needs runs of another condition beside '{settings.baseline}' "
+            f"and '{settings.treatment}' (a matched control such as with-skill-decoy, or "
+            f"{settings.operational_spec}), or both conditions on a transformed schema."
+        ]
+    )
+
+
+def _schema_section(result: AnalysisResult) -> str:
+    settings = result.settings
+    parts = []
+    for group in result.groups:
+        sentences = [
+            estimate_sentence(item, settings.reps, settings.permutation_reps)
+            for item in group.schemas.probe
+            if item.scope == TASK_BALANCED
+        ]
+        sentences += [
+            f"Schema-skill effect on {row.schema_name} ({row.estimate.scope}, "
+            f"{row.estimate.tasks} shared tasks): {row.estimate.baseline:.3f} → "
+            f"{row.estimate.treatment:.3f}, delta {row.estimate.delta:+.3f}"
+            + (f", {row.ratio:.2f} of the native delta." if row.ratio is not None else ".")
+            for row in group.schemas.skill
+            if row.estimate.scope == TASK_BALANCED
+        ]
+        parts.append(
+            _group_heading(result, group) + _paragraphs(sentences) + _needs(group.schemas.needs)
+        )
+    return "".join(parts)
+
+
+def render_report(result: AnalysisResult, figures: Mapping[str, Rendered]) -> str:
+    """The report page; every sentence in it is computed from ``result``."""
     tables = "".join(
         f"<h3>{html.escape(table.title)}</h3>{to_html(table)}"
         for table in result.tables
@@ -110,9 +182,10 @@ def render_report(result: AnalysisResult, pngs: Mapping[str, bytes]) -> str:
     )
     title = f"m4bench analysis — {result.source}"
     settings = (
-        f"Bootstrap: {reps} replicates, seed {result.settings.seed}; "
+        f"Bootstrap: {result.settings.reps} replicates, seed {result.settings.seed}; "
         f"sign-flip permutation: {result.settings.permutation_reps} replicates."
     )
+    details = "".join(_task_details(result, group) for group in result.groups)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{_CSP}">
@@ -121,18 +194,21 @@ def render_report(result: AnalysisResult, pngs: Mapping[str, bytes]) -> str:
 <body>
 <h1>{html.escape(title)}</h1>
 <p class="lead">{html.escape(overview_sentence(result))}</p>
+<h2 id="arms">Arms side by side</h2>
+{to_html(result.table("arms"))}
 <h2 id="headline">Headline</h2>
-{_paragraphs(headline)}
-{_paragraphs([extremes_sentence(result), cluster_sentence(result)])}
+{_headline_section(result)}
 <h2 id="comparisons">Other comparisons</h2>
-{_paragraphs(controls) or "<p>–</p>"}
+{_comparisons_section(result)}
+<h2 id="schemas">Transformed schemas</h2>
+{_schema_section(result)}
 <h2 id="figures">Figures</h2>
-{_figures(pngs)}
+{_figures(figures)}
 <h2 id="tables">Tables</h2>
 {tables}
 <h2 id="tasks">Per-task drill-down</h2>
 <p><label>Filter tasks: <input id="task-filter" type="search"></label></p>
-{_task_details(result)}
+{details}
 <h2 id="integrity">Integrity</h2>
 {_paragraphs([integrity_sentence(result)])}
 {to_html(result.table("integrity"))}

@@ -1,4 +1,5 @@
-"""``m4bench analyze``: the paper's statistics, tables, figures and report for a campaign."""
+"""``m4bench analyze``: the paper's statistics, tables, figures and report for one or
+more inputs (campaigns, folders of runs, runs CSVs)."""
 
 from __future__ import annotations
 
@@ -21,11 +22,14 @@ from m4bench.cli.common import make_console
 
 
 def analyze_command(
-    source: Annotated[
-        str,
+    sources: Annotated[
+        list[str],
         typer.Argument(
-            help=f"A runs CSV, a results directory of result.json records, or "
-            f"'{PAPER_RELEASE_V1}' (the shipped 760 released Codex runs)."
+            help=f"One or more inputs: a runs CSV, a results folder (a campaign's, or "
+            f"m4bench run --results DIR, or one run's), Inspect eval logs, or "
+            f"'{PAPER_RELEASE_V1}' (the shipped 760 released Codex runs). Runs of several "
+            f"inputs are kept apart by agent and model.",
+            metavar="INPUT...",
         ),
     ],
     out: Annotated[Path, typer.Option("--out", help="Directory for tables, figures, report.")],
@@ -44,7 +48,7 @@ def analyze_command(
         bool, typer.Option("--json", help="Print the headline estimands as JSON on stdout.")
     ] = False,
 ) -> None:
-    """Reproduce the paper's statistics for a campaign and write report.html."""
+    """Reproduce the paper's statistics for one or more inputs and write report.html."""
     settings = AnalysisSettings(
         reps=reps,
         seed=seed,
@@ -62,7 +66,7 @@ def analyze_command(
             progress.update(bar, advance=1, description=f"analysis: {name} done")
 
         try:
-            result = analyze(source, out, settings, step)
+            result = analyze(sources, out, settings, step)
         except BaseException:
             progress.update(bar, visible=False)  # the error alone says what happened
             raise
@@ -71,7 +75,8 @@ def analyze_command(
         return
     for item in result.headline:
         console.print(
-            f"{item.metric:>20} {item.scope:>14}: {item.baseline:.3f} → {item.treatment:.3f} "
+            f"{item.agent:>12} {item.metric:>20} {item.scope:>14}: "
+            f"{item.baseline:.3f} → {item.treatment:.3f} "
             f"Δ {item.delta:+.3f} [{item.ci_low:.3f}, {item.ci_high:.3f}] "
             f"{item.improved}/{item.total}",
             highlight=False,

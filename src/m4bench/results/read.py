@@ -62,9 +62,14 @@ def read_result(path: Path) -> ResultRecord:
 def result_files(root: Path) -> list[Path]:
     """Every run's ``result.json`` under ``root``, sorted: a campaign's folder gives its
     ``runs/*/result.json`` (never the runner's files under ``work/``), a folder of runs
-    its ``<run_id>/result.json``, any other folder those of the folders below it."""
+    its ``<run_id>/result.json``, one run's folder (or its ``result.json``) that record,
+    any other folder those of the folders below it."""
+    if root.is_file() and root.name == RESULT_FILE:
+        return [root]
     if is_campaign_folder(root):
         return sorted(CampaignFolder(root).runs.glob(f"*/{RESULT_FILE}"))
+    if RunFolder(root).result.is_file():
+        return [RunFolder(root).result]
     found: list[Path] = []
     for child in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
         if RunFolder(child).result.is_file():
