@@ -1,7 +1,10 @@
 """Everything after the agent stops: keep artifacts, lint, score, decide, record.
 
-Only regular files are taken from the workdir (never through links the agent planted);
-traces and stderr are redacted before they are stored; the raw logs are then removed.
+Only regular files are taken from the workdir, in bounded amounts (never through links
+the agent planted; see :mod:`m4bench.runner.workdir_files`): whatever the agent left
+where ``output.csv`` should be ends as its failure, never the harness's. Traces and
+stderr are redacted line by line with a cap on line length before they are stored; the
+raw logs are then removed, and every kept file is private (0600).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from m4bench.agents.atif import EPOCH, UNKNOWN_VERSION, TrajectoryContext, write
 from m4bench.agents.base import TraceSummary
 from m4bench.agents.outcome import IN_WORDS, InfraFailure
 from m4bench.agents.usage import Usage
-from m4bench.fileio import atomic_write_text, sha256_file
+from m4bench.fileio import atomic_write_text, make_private, sha256_file
 from m4bench.home import DataHome
 from m4bench.results.layout import (
     ARTIFACTS,
@@ -39,9 +42,11 @@ from m4bench.results.record import (
 from m4bench.results.reward import reward_for
 from m4bench.results.verdicts import CanaryVerdict, EgressVerdict, LintVerdict
 from m4bench.runner.contamination import lint_workdir, redact_file
-from m4bench.runner.lifecycle import copy_regular_file, decide_status, egress_verdict
+from m4bench.runner.lifecycle import decide_status, egress_verdict
 from m4bench.runner.prepare import PreparedRun
 from m4bench.runner.workdir import RunPaths
+from m4bench.runner.workdir_files import explain_refusal, take_regular_file
+from m4bench.runner.workdir_sweep import discard_attempt_files
 from m4bench.sandbox import SandboxResult
 from m4bench.scoring import Score, score_output
 
@@ -58,9 +63,12 @@ def finish_run(
 ) -> ResultRecord:
     clock = time.monotonic()
     atomic_write_text(paths.artifact(INSTRUCTION_FILE), prepared.instruction)
-    has_output = copy_regular_file(paths.workdir / OUTPUT_FILE, paths.artifact(OUTPUT_FILE))
+    taken = take_regular_file(
+        paths.workdir / OUTPUT_FILE, paths.artifact(OUTPUT_FILE), prepared.max_output_bytes
+    )
+    has_output = taken.copied
     kept = _keep_trace(prepared, paths, home, result) if result is not None else None
-    summary, agent_version = kept if kept is not None else (None, None)
+    summary, agent_version, truncated = kept if kept is not None else (None, None, {})
     egress = egress_verdict(prepared.sandbox_spec)
     if prepared.sandbox_spec.egress_log_path.exists():
         shutil.copyfile(prepared.sandbox_spec.egress_log_path, paths.artifact(EGRESS_FILE))
@@ -71,9 +79,9 @@ def finish_run(
     # The output of a run the provider ended is not the model's answer: never scored.
     score = _score(prepared, paths) if has_output and status not in INFRASTRUCTURE else None
     timings.score = time.monotonic() - score_clock
+    detail = explain_refusal(status, detail, taken.refusal)
     publishable, reason = publishability(prepared, canary, egress, lint, status)
-    if not keep_workdir:
-        shutil.rmtree(paths.workdir, ignore_errors=True)
+    discard_attempt_files(paths, keep_workdir)
     timings.finish = time.monotonic() - clock - timings.score
     return record.model_copy(
         update={
@@ -88,7 +96,7 @@ def finish_run(
             "reward": reward_for(score),
             "publishable": publishable,
             "publishable_reason": reason,
-            "artifacts": _artifacts(paths),
+            "artifacts": _artifacts(paths, truncated),
             "versions": record.versions.model_copy(
                 update={
                     "agent": agent_version,
@@ -123,7 +131,7 @@ def publishability(
 ) -> tuple[bool, str]:
     """Whether the run may count in published results, and why (the first reason)."""
     if not prepared.isolated:
-        return False, f"the {prepared.backend} backend does not isolate the agent"
+        return False, not_isolated_reason(prepared.backend)
     if not canary.passed:
         return False, "the filesystem canary saw forbidden paths"
     if egress.refused:
@@ -140,9 +148,10 @@ def publishability(
 
 def _keep_trace(
     prepared: PreparedRun, paths: RunPaths, home: DataHome, result: SandboxResult
-) -> tuple[TraceSummary, str | None]:
+) -> tuple[TraceSummary, str | None, dict[str, int]]:
     """Store the redacted trace and stderr and the ATIF trajectory; return the trace's
-    summary and the agent version the trajectory names (None when unknown)."""
+    summary, the agent version the trajectory names (None when unknown) and the lines
+    cut or dropped from each stored log."""
     spec = prepared.sandbox_spec
     secrets = list(prepared.credentials.values())
     hidden = [str(Path.home()), str(home.root), str(paths.run_dir)]
@@ -151,12 +160,13 @@ def _keep_trace(
     if inner is not None:
         host = spec.workdir / inner.relative_to(prepared.context.workdir)
         raw = paths.logs / "trace.raw"
-        if not copy_regular_file(host, raw):
+        if not take_regular_file(host, raw, prepared.max_output_bytes).copied:
             raw.write_bytes(b"")
+    truncated: dict[str, int] = {}
     for source, name in ((raw, TRACE_FILE), (spec.stderr_path, STDERR_FILE)):
         if not source.exists():
             source.write_bytes(b"")
-        redact_file(source, paths.artifact(name), secrets, hidden)
+        truncated[name] = redact_file(source, paths.artifact(name), secrets, hidden).truncated
     for source in (spec.stdout_path, spec.stderr_path, raw):
         source.unlink(missing_ok=True)
     context = TrajectoryContext(
@@ -168,10 +178,11 @@ def _keep_trace(
         summary = prepared.adapter.parse_trace(paths.artifact(TRACE_FILE))
         trajectory = prepared.adapter.to_atif(paths.artifact(TRACE_FILE), context)
     except (ValueError, OSError) as exc:
-        return TraceSummary(agent=prepared.spec.agent, errors=[f"unreadable trace: {exc}"]), None
+        failed = TraceSummary(agent=prepared.spec.agent, errors=[f"unreadable trace: {exc}"])
+        return failed, None, truncated
     write_trajectory(paths.artifact(TRAJECTORY_FILE), trajectory)
     version = trajectory.agent.version
-    return summary, None if version == UNKNOWN_VERSION else version
+    return summary, None if version == UNKNOWN_VERSION else version, truncated
 
 
 def _lint(prepared: PreparedRun, paths: RunPaths, home: DataHome) -> LintVerdict:
@@ -209,14 +220,25 @@ def _sandbox_record(
     )
 
 
-def _artifacts(paths: RunPaths) -> dict[str, Artifact]:
+def _artifacts(paths: RunPaths, truncated: dict[str, int]) -> dict[str, Artifact]:
+    """The kept files, each made private (0600): outputs, logs and the diff hold rows."""
     kept = {}
     for name in ARTIFACTS:
         path = paths.artifact(name)
         if path.is_file():
+            make_private(path)
             kept[name] = Artifact(
                 path=str(path.relative_to(paths.run_dir)),
                 sha256=sha256_file(path),
                 bytes=path.stat().st_size,
+                truncated_lines=truncated.get(name, 0),
             )
     return kept
+
+
+def not_isolated_reason(backend: str) -> str:
+    """Why a run of an unisolating backend may not be published, in words."""
+    return (
+        f"the {backend} backend does not isolate the agent: it can read the host's "
+        "filesystem (the ground truth included) and other runs' files, and reach the network"
+    )

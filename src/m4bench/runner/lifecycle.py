@@ -10,10 +10,6 @@ the status, so a complete output followed by a timeout stays visible as such.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import stat
-from pathlib import Path
 
 from m4bench.agents.outcome import InfraFailure
 from m4bench.results.record import Status
@@ -76,18 +72,3 @@ def decide_status(
     if not has_output:
         return "no_output", "the agent exited cleanly without writing output.csv"
     return "ok", ""
-
-
-def copy_regular_file(source: Path, target: Path) -> bool:
-    """Copy ``source`` only if it is a regular file: never through a link the agent
-    planted, never blocking on a FIFO. Returns False when there is nothing to copy."""
-    try:
-        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return False
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return False
-        with target.open("wb") as out:
-            shutil.copyfileobj(handle, out, 1 << 20)
-    return True

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 
 from m4bench.agents.base import AgentAdapter, AgentContext
 from m4bench.errors import M4BenchError
-from m4bench.fileio import read_model, sha256_text
+from m4bench.fileio import read_model, sha256_file, sha256_text
 from m4bench.home import DataHome
-from m4bench.provision.agent_catalog import load_catalog_manifest
+from m4bench.provision.agent_catalog import agent_mounts, load_catalog_manifest
 from m4bench.provision.ground_truth import (
     GroundTruthManifest,
     manifest_path_for,
@@ -37,8 +37,12 @@ from m4bench.runner.workdir import (
     place_instruction,
     place_skills,
 )
+from m4bench.runner.workdir_files import DEFAULT_MAX_OUTPUT_BYTES
+from m4bench.runner.workdir_sweep import sweep_unfinished_attempts
 from m4bench.sandbox import Limits, Mount, NetworkMode, ProcessSandbox, SandboxSpec
 from m4bench.sandbox.spec import DEFAULT_WORKDIR_IN_SANDBOX
+from m4bench.sources.layout import load_source
+from m4bench.sources.parquet_check import check_parquet_files
 from m4bench.tasks.catalog import Task, load_catalog
 
 if TYPE_CHECKING:
@@ -67,6 +71,7 @@ class PreparedRun:
     isolated: bool
     backend: str
     instruction: str
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
 
 
 def prepare_run(
@@ -77,11 +82,14 @@ def prepare_run(
     box: ProcessSandbox,
     opts: RunOptions,
 ) -> PreparedRun:
+    sweep_unfinished_attempts(paths)
     catalog = opts.catalog or load_catalog()
     task, truth, mapping = task_inputs(spec, home, source, catalog)
     dictionary = _dictionary(spec, home, source)
     text = assemble_instruction(task, spec.condition, spec.schema_name, dictionary)
     place_instruction(paths.workdir, text)
+    mounted = agent_mounts(home, source, spec.schema_name, task.name)
+    check_parquet_files((host for host, _ in mounted), load_source(home, source))
     mounts = place_database(home, source, spec.schema_name, task.name, paths.workdir, box.isolated)
     catalog_paths = task_catalog_paths(home, source, spec.schema_name, task.name)
     present = set(load_catalog_manifest(catalog_paths).relations)
@@ -124,6 +132,7 @@ def prepare_run(
         isolated=box.isolated,
         backend=box.name,
         instruction=text,
+        max_output_bytes=opts.max_output_bytes,
     )
 
 
@@ -168,11 +177,19 @@ def ground_truth_record(truth: Path) -> GroundTruthRecord | None:
     if not manifest_file.exists():
         return None
     manifest = read_model(manifest_file, GroundTruthManifest)
+    hint = "rebuild it with `m4bench setup` for this source and task"
     if truth.stat().st_size != manifest.output_bytes:
         raise M4BenchError(
             f"{truth}: the ground truth is not the file its manifest describes "
             f"({truth.stat().st_size} bytes, the manifest says {manifest.output_bytes})",
-            hint="rebuild it with `m4bench setup` for this source and task",
+            hint=hint,
+        )
+    digest = sha256_file(truth)
+    if digest != manifest.output_sha256:
+        raise M4BenchError(
+            f"{truth}: the ground truth is not the file its manifest describes "
+            f"(sha256 {digest[:12]}..., the manifest says {manifest.output_sha256[:12]}...)",
+            hint=hint,
         )
     return GroundTruthRecord(
         key=manifest.key,
