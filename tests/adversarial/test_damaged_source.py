@@ -13,6 +13,8 @@ from synthetic_sources import SyntheticSources
 from m4bench.home import DataHome
 from m4bench.tasks.catalog import Catalog
 
+pytestmark = pytest.mark.adversarial
+
 TABLE = Path("parquet") / "mimiciv_hosp" / "labevents.parquet"
 
 

@@ -19,6 +19,8 @@ from m4bench.sandbox.bwrap import SANDBOX_GID
 from m4bench.scoring import score_output
 from m4bench.tasks.catalog import Catalog
 
+pytestmark = pytest.mark.adversarial
+
 
 def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)

@@ -18,6 +18,8 @@ from m4bench.provision.ground_truth import ground_truth_path
 from m4bench.sql import quote_literal
 from m4bench.tasks.catalog import Catalog
 
+pytestmark = pytest.mark.adversarial
+
 PROFILE = f"""
 format_version = 1
 name = "leaky"

@@ -11,6 +11,8 @@ from synthetic_sources import SyntheticSources
 from m4bench.provision.ground_truth import ground_truth_path
 from m4bench.tasks.catalog import Catalog
 
+pytestmark = pytest.mark.adversarial
+
 
 def test_a_same_size_tampered_truth_is_a_harness_error_before_the_agent(
     tmp_path_factory: pytest.TempPathFactory,

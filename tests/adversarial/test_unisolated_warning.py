@@ -12,6 +12,8 @@ from synthetic_sources import SyntheticSources
 
 from m4bench.home import DataHome
 
+pytestmark = pytest.mark.adversarial
+
 OPEN = ("filesystem", "ground truth", "network", "other runs")
 PROFILE = f"""
 format_version = 1

@@ -20,6 +20,8 @@ from m4bench.results.record import ResultRecord
 from m4bench.runner.contamination import Kept, LogLimits, redact_file
 from m4bench.tasks.catalog import Catalog
 
+pytestmark = pytest.mark.adversarial
+
 NOT_A_CSV = "printf 'a,b\\n1,2\\n' > output.csv\n"
 
 
