@@ -1,8 +1,9 @@
 """The budget guard: once tokens, cost or wall-clock time pass a limit, no new run starts.
 
 Runs already executing finish and are recorded. Tokens and cost count every complete
-record of the campaign (earlier invocations included); wall-clock time counts this
-invocation only. A run whose record reports no cost is priced at the profile's prices
+record of the campaign and every attempt the model provider ended (its record kept
+beside the run: the tokens were spent), earlier invocations included; wall-clock time
+counts this invocation only. A run whose record reports no cost is priced at the profile's prices
 (:func:`priced`), and its record says so.
 
 A run whose trace is suspect (``record.trace.suspect``: the agent's own token counts

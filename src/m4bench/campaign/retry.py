@@ -1,12 +1,16 @@
 """Retries: transient provider errors back off and retry; agent failures never retry.
 
-Three kinds of trouble, kept apart:
+Four kinds of trouble, kept apart:
 
 * an agent failure (timeout, nonzero exit, no output) is a :class:`ResultRecord` with
   that status: recorded, rewarded by the reward rule (:mod:`m4bench.results.reward`),
   never retried;
-* a :class:`TransientError` (rate limit, provider overload, 5xx) is retried here with
-  exponential backoff, honouring a provider's ``retry_after``;
+* a run the model provider ended (a record whose status is an infrastructure outcome:
+  ``rate_limited``, ``provider_error``, ``auth_error``, ...) is retried by the driver
+  under this policy, or stops the campaign (see
+  :mod:`m4bench.campaign.provider_outcomes`);
+* a :class:`TransientError` a run function raises (rate limit, provider overload, 5xx)
+  is retried here with exponential backoff, honouring a provider's ``retry_after``;
 * an :class:`InfrastructureError` (sandbox could not start, node lost, disk full) is
   retried by the executor a bounded number of times, then the run stays missing so a
   later ``--resume`` tries again.
