@@ -17,6 +17,7 @@ from m4bench.agents.atif import EPOCH, UNKNOWN_VERSION, TrajectoryContext, write
 from m4bench.agents.base import TraceSummary
 from m4bench.agents.outcome import IN_WORDS, InfraFailure
 from m4bench.agents.usage import Usage
+from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_write_text, make_private, sha256_file
 from m4bench.home import DataHome
 from m4bench.results.layout import (
@@ -40,10 +41,11 @@ from m4bench.results.record import (
     infra_kind,
 )
 from m4bench.results.reward import reward_for
-from m4bench.results.verdicts import CanaryVerdict, EgressVerdict, LintVerdict
+from m4bench.results.verdicts import CanaryVerdict, EgressVerdict, LintVerdict, TraceVerdict
 from m4bench.runner.contamination import lint_workdir, redact_file
 from m4bench.runner.lifecycle import decide_status, egress_verdict
 from m4bench.runner.prepare import PreparedRun
+from m4bench.runner.trace_check import check_trace, suspect_reason
 from m4bench.runner.workdir import RunPaths
 from m4bench.runner.workdir_files import explain_refusal, take_regular_file
 from m4bench.runner.workdir_sweep import discard_attempt_files
@@ -69,6 +71,7 @@ def finish_run(
     has_output = taken.copied
     kept = _keep_trace(prepared, paths, home, result) if result is not None else None
     summary, agent_version, truncated = kept if kept is not None else (None, None, {})
+    summary, trace = _checked(prepared, paths, summary, result)
     egress = egress_verdict(prepared.sandbox_spec)
     if prepared.sandbox_spec.egress_log_path.exists():
         shutil.copyfile(prepared.sandbox_spec.egress_log_path, paths.artifact(EGRESS_FILE))
@@ -81,6 +84,8 @@ def finish_run(
     timings.score = time.monotonic() - score_clock
     detail = explain_refusal(status, detail, taken.refusal)
     publishable, reason = publishability(prepared, canary, egress, lint, status)
+    if publishable and trace is not None and trace.suspect:
+        publishable, reason = False, suspect_reason(trace)
     discard_attempt_files(paths, keep_workdir)
     timings.finish = time.monotonic() - clock - timings.score
     return record.model_copy(
@@ -96,6 +101,7 @@ def finish_run(
             "reward": reward_for(score),
             "publishable": publishable,
             "publishable_reason": reason,
+            "trace": trace,
             "artifacts": _artifacts(paths, truncated),
             "versions": record.versions.model_copy(
                 update={
@@ -106,6 +112,25 @@ def finish_run(
             "error": detail if status in UNFINISHED else None,
             "retry_after": failure.retry_after if failure and status == failure.kind else None,
         }
+    )
+
+
+def _checked(
+    prepared: PreparedRun,
+    paths: RunPaths,
+    summary: TraceSummary | None,
+    result: SandboxResult | None,
+) -> tuple[TraceSummary | None, TraceVerdict | None]:
+    """The summary with the counts the record keeps, and the verdict on the trace
+    (:mod:`m4bench.runner.trace_check`); nothing when the agent did not run."""
+    if summary is None or result is None:
+        return summary, None
+    return check_trace(
+        prepared.spec.agent,
+        paths.artifact(TRACE_FILE),
+        summary,
+        result.observed_usage,
+        prepared.context.max_tokens,
     )
 
 
@@ -177,7 +202,7 @@ def _keep_trace(
     try:
         summary = prepared.adapter.parse_trace(paths.artifact(TRACE_FILE))
         trajectory = prepared.adapter.to_atif(paths.artifact(TRACE_FILE), context)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, M4BenchError) as exc:
         failed = TraceSummary(agent=prepared.spec.agent, errors=[f"unreadable trace: {exc}"])
         return failed, None, truncated
     write_trajectory(paths.artifact(TRAJECTORY_FILE), trajectory)
@@ -217,6 +242,7 @@ def _sandbox_record(
         canary=canary,
         egress=egress,
         lint=lint,
+        limit_exceeded=result.limit_exceeded if result else None,
     )
 
 
