@@ -53,7 +53,8 @@ def arms_table(groups: Sequence[GroupResult], settings: AnalysisSettings) -> Tab
         title="Arms side by side",
         caption=f"{settings.treatment} against {settings.baseline} on the "
         f"{settings.native_schema} schema for each (agent, model) arm, from the inputs named; "
-        "agents are never pooled. A task-balanced row averages one agent's models within "
+        "agents are never pooled. Runs: every analysed run of the arm (any condition and "
+        "schema). A task-balanced row averages one agent's models within "
         f"each task. 95% task-bootstrap intervals ({settings.reps} replicates); sign-flip p "
         f"({settings.permutation_reps} replicates).{note}",
         columns=["Agent", "Model", "Inputs", "Runs", *ESTIMATE_COLUMNS, "p"],
