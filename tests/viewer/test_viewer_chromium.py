@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from matplotlib import image
 from synthetic_sources import SyntheticSources
+from typer.testing import CliRunner
 from viewer_runs import hostile_run
 
 from m4bench.campaign import (
@@ -30,6 +31,7 @@ from m4bench.campaign import (
 )
 from m4bench.campaign.plan import PlanOptions
 from m4bench.campaign.runner_bridge import RunnerRunFn
+from m4bench.cli import app
 from m4bench.home import DataHome
 from m4bench.provision.provisioner import setup
 from m4bench.results import artifact_root, read_results
@@ -204,3 +206,25 @@ def test_markup_in_a_trajectory_renders_as_text(tmp_path: Path) -> None:
     _check_rendered(seen)  # no alert, no error, no request for the image
     assert seen.dom.count("&lt;script&gt;alert") >= 5 and "<img" not in seen.dom
     assert 'class="sql"' in seen.dom
+
+
+def test_every_cell_of_the_report_links_to_its_runs_in_the_view(
+    campaign: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "analysis"
+    done = CliRunner().invoke(
+        app,
+        ["analyze", str(campaign), "--out", str(out), "--view", "--include-unpublishable",
+         "--reps", "100", "--permutation-reps", "100"],
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    report = (out / "report.html").read_text(encoding="utf-8")
+    links = [html.unescape(h) for h in re.findall(r'<a href="(view/index\.html#[^"]+)"', report)]
+    assert len(links) == 4  # one per cell: two agents, two conditions
+    for number, link in enumerate(links):
+        page, fragment = link.split("#")
+        seen = render(f"{(out / page).as_uri()}#{fragment}", tmp_path / "shots" / str(number))
+        assert seen.console == []
+        [row] = _visible_rows(seen.dom)
+        first = re.search(r'<a href="(run/[^"]+)"', seen.dom.split(row, 1)[1])
+        assert first and (out / "view" / html.unescape(first.group(1))).is_file()

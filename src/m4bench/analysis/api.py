@@ -16,6 +16,7 @@ from m4bench.analysis.report import render_report
 from m4bench.analysis.runs import RunRow
 from m4bench.analysis.settings import AnalysisSettings
 from m4bench.analysis.tables import write_table
+from m4bench.analysis.view_links import view_beside
 from m4bench.analysis.writing import write_output
 from m4bench.errors import M4BenchError
 from m4bench.fileio import canonical_json
@@ -142,7 +143,7 @@ def write_outputs(result: AnalysisResult, out: Path, progress: Progress | None =
     step("tables")
     pngs = write_figures(result, out / "figures")
     step("figures")
-    write_output(out / REPORT_FILE, render_report(result, pngs))
+    write_output(out / REPORT_FILE, render_report(result, pngs, view_beside(out)))
     step("report")
     document = headline_document(result).model_dump(mode="json")
     write_output(out / HEADLINE_FILE, canonical_json(document))

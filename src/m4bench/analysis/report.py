@@ -18,6 +18,7 @@ from m4bench.analysis.narrative import (
 )
 from m4bench.analysis.pipeline import AnalysisResult
 from m4bench.analysis.tables import Table, format_value, to_html
+from m4bench.analysis.view_links import cell_links
 
 _CSS = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem auto;
@@ -66,7 +67,7 @@ def _figures(figures: Mapping[str, Rendered]) -> str:
     return "".join(parts)
 
 
-def _task_details(result: AnalysisResult, group: GroupResult) -> str:
+def _task_details(result: AnalysisResult, group: GroupResult, view: str | None) -> str:
     cells = group.table("cells")
     intervals = {item.task: item for item in group.task_intervals}
     deltas = {item.task: item for item in group.task_deltas}
@@ -99,9 +100,17 @@ def _task_details(result: AnalysisResult, group: GroupResult) -> str:
             )
         blocks.append(
             f'<details class="task" data-task="{html.escape(task)}"><summary>'
-            f"{html.escape(summary)}</summary>{_paragraphs([sentence])}{to_html(own)}</details>"
+            f"{html.escape(summary)}</summary>{_paragraphs([sentence])}{to_html(own)}"
+            f"{_runs_in_view(view, task, own, group)}</details>"
         )
     return "".join(blocks)
+
+
+def _runs_in_view(view: str | None, task: str, own: Table, group: GroupResult) -> str:
+    """Links from each cell (condition, schema, model) to its runs in the view."""
+    if view is None:
+        return ""
+    return cell_links(view, [(task, *map(str, row[:3])) for row in own.rows], group.agent)
 
 
 def _group_heading(result: AnalysisResult, group: GroupResult) -> str:
@@ -173,8 +182,11 @@ def _schema_section(result: AnalysisResult) -> str:
     return "".join(parts)
 
 
-def render_report(result: AnalysisResult, figures: Mapping[str, Rendered]) -> str:
-    """The report page; every sentence in it is computed from ``result``."""
+def render_report(
+    result: AnalysisResult, figures: Mapping[str, Rendered], view: str | None = None
+) -> str:
+    """The report page; every sentence in it is computed from ``result``. With ``view``
+    (the run viewer's index beside the report), each cell links to its runs there."""
     tables = "".join(
         f"<h3>{html.escape(table.title)}</h3>{to_html(table)}"
         for table in result.tables
@@ -185,7 +197,7 @@ def render_report(result: AnalysisResult, figures: Mapping[str, Rendered]) -> st
         f"Bootstrap: {result.settings.reps} replicates, seed {result.settings.seed}; "
         f"sign-flip permutation: {result.settings.permutation_reps} replicates."
     )
-    details = "".join(_task_details(result, group) for group in result.groups)
+    details = "".join(_task_details(result, group, view) for group in result.groups)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{_CSP}">

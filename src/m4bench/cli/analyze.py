@@ -19,6 +19,8 @@ from m4bench.analysis import (
 )
 from m4bench.analysis.bootstrap import DEFAULT_PERMUTATION_REPS, DEFAULT_REPS, DEFAULT_SEED
 from m4bench.cli.common import make_console
+from m4bench.errors import M4BenchError
+from m4bench.viewer import VIEW_DIR, build_view
 
 
 def analyze_command(
@@ -47,6 +49,14 @@ def analyze_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the headline estimands as JSON on stdout.")
     ] = False,
+    view: Annotated[
+        bool,
+        typer.Option(
+            "--view",
+            help="Also write the run viewer's site of the results folder into OUT/view; "
+            "the report links each cell to its runs there (docs/viewer.md).",
+        ),
+    ] = False,
 ) -> None:
     """Reproduce the paper's statistics for one or more inputs and write report.html."""
     settings = AnalysisSettings(
@@ -58,6 +68,8 @@ def analyze_command(
         include_unpublishable=include_unpublishable,
     )
     console = make_console(stderr=True)
+    if view:
+        _write_view(sources, out)
     columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=as_json) as progress:
         bar = progress.add_task("analysis", total=len(ANALYSIS_STEPS))
@@ -82,3 +94,15 @@ def analyze_command(
             highlight=False,
         )
     console.print(f"report: {out / 'report.html'}", highlight=False)
+
+
+def _write_view(sources: list[str], out: Path) -> None:
+    """The viewer's site of the one results folder analysed, beside the report."""
+    folders = [Path(source) for source in sources if Path(source).is_dir()]
+    if len(sources) != 1 or len(folders) != 1:
+        raise M4BenchError(
+            "--view shows the runs of one results folder; the inputs are " + ", ".join(sources),
+            hint="analyse one results folder with --view, or run `m4bench view RESULTS "
+            f"--out {out / VIEW_DIR}` for the folder whose runs the report should link to",
+        )
+    build_view(folders[0], out / VIEW_DIR)
