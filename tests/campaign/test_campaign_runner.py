@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -20,14 +19,15 @@ from m4bench.campaign import (
     plan_campaign,
     run_campaign,
 )
+from m4bench.campaign.replay import identify_runs
 from m4bench.campaign.runner_bridge import RunnerRunFn, spec_for
 from m4bench.cli import app
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
 from m4bench.provision.provisioner import setup
-from m4bench.results import PlannedRun, RunSpec, read_result, read_results
+from m4bench.results import RunSpec, read_result, read_results
 from m4bench.runner import RunOptions, execute_run
-from m4bench.tasks.catalog import Catalog, load_catalog
+from m4bench.tasks.catalog import load_catalog
 from m4bench.tasks.mutants import catalog_mutant_source
 
 pytestmark = pytest.mark.slow
@@ -217,18 +217,13 @@ default_seconds = 3
 """
 
 
-@dataclass(frozen=True)
-class LateAnswer:
-    """The replay file of each run: write a complete answer, then hang past the timeout."""
-
-    answer: str
-    folder: Path
-
-    def __call__(self, home: DataHome, source: str, run: PlannedRun, catalog: Catalog) -> Path:
-        path = self.folder / f"{run.run_id}.py"
-        body = f"import time\nopen('output.csv', 'w').write({self.answer!r})\ntime.sleep(60)\n"
-        path.write_text(body, encoding="utf-8")
-        return path
+def _late_answer(answer: str, folder: Path) -> Path:
+    """A folder of replay files: the task's writes a complete answer, then hangs past
+    the timeout."""
+    folder.mkdir()
+    body = f"import time\nopen('output.csv', 'w').write({answer!r})\ntime.sleep(60)\n"
+    (folder / f"{TASK}.py").write_text(body, encoding="utf-8")
+    return folder
 
 
 def test_a_run_killed_after_a_complete_output_keeps_its_score(
@@ -247,14 +242,11 @@ def test_a_run_killed_after_a_complete_output_keeps_its_score(
     answer = tmp_path / "oracle" / oracle.run_id / oracle.artifacts["output.csv"].path
     profile_path = tmp_path / "late.toml"
     profile_path.write_text(LATE_PROFILE, encoding="utf-8")
-    (run,) = plan_campaign(load_profile(str(profile_path)))
+    replay = _late_answer(answer.read_text(encoding="utf-8"), tmp_path / "late")
+    (run,) = identify_runs(plan_campaign(load_profile(str(profile_path))), replay, None)
     results = tmp_path / "results"
     run_fn = RunnerRunFn(
-        home=home.root,
-        results=results,
-        sources={"mimic-iv": SOURCE},
-        sandbox="none",
-        replay_files=LateAnswer(answer.read_text(encoding="utf-8"), tmp_path),
+        home=home.root, results=results, sources={"mimic-iv": SOURCE}, sandbox="none", replay=replay
     )
     report = run_campaign(
         ResultsDir(results), [run], LocalExecutor(run_fn, 1, RetryPolicy()), DriverSettings("l")
@@ -264,3 +256,85 @@ def test_a_run_killed_after_a_complete_output_keeps_its_score(
     assert kept.status == "timeout" and kept.sandbox.timed_out
     assert kept.score is not None and kept.reward == kept.score.reward == 1.0
     assert not (results / "work" / run.run_id / "result.json").exists(), "one record per run"
+
+
+REPLAY_PROFILE = f"""
+name = "replays"
+default_agent = "replay"
+trials = 2
+replay = "answers"
+[agents.replay]
+provider = "local"
+models = {{ primary = ["mine"] }}
+[[blocks]]
+name = "b"
+tasks = ["{TASK}"]
+conditions = ["no-skill"]
+"""
+
+
+def _replay_campaign(tmp_path: Path, home: DataHome) -> tuple[Path, Path]:
+    """A profile whose replay runs replay answers/<task>.sql (the reference answer, read
+    from an oracle run's output), and a file of a wrong answer."""
+    oracle = execute_run(
+        RunSpec(task=TASK, agent="oracle"),
+        home=home,
+        source=SOURCE,
+        results_dir=tmp_path / "oracle",
+        options=RunOptions(sandbox="none"),
+    )
+    output = tmp_path / "oracle" / oracle.run_id / oracle.artifacts["output.csv"].path
+    answers = tmp_path / "profile" / "answers"
+    answers.mkdir(parents=True)
+    (answers / f"{TASK}.sql").write_text(f"SELECT * FROM read_csv('{output}')", encoding="utf-8")
+    wrong = tmp_path / "wrong.sql"
+    wrong.write_text(
+        "SELECT subject_id, hadm_id, stay_id, 6.0 AS meld FROM mimiciv_icu.icustays",
+        encoding="utf-8",
+    )
+    profile = tmp_path / "profile" / "replays.toml"
+    profile.write_text(REPLAY_PROFILE, encoding="utf-8")
+    return profile, wrong
+
+
+def test_a_campaign_of_replay_runs_and_its_resume_with_the_recorded_options(
+    tmp_path: Path, home: DataHome
+) -> None:
+    """The profile's replay folder (relative to the profile) or --replay gives each run
+    its file, whose digest is in the run's id; --resume takes the recorded options."""
+    profile, wrong = _replay_campaign(tmp_path, home)
+    right_dir, wrong_dir = tmp_path / "right", tmp_path / "wrong"
+    base = ["campaign", "run", "--no-progress", "--home", str(home.root)]
+    options = ["--sandbox", "none", "--source", f"mimic-iv={SOURCE}"]
+    first = CliRunner().invoke(app, [*base, str(profile), "--results", str(right_dir), *options])
+    assert first.exit_code == 0, first.output
+    second = CliRunner().invoke(
+        app,
+        [*base, str(profile), "--results", str(wrong_dir), *options, "--replay", str(wrong)],
+    )
+    assert second.exit_code == 0, second.output
+    right_records = [item.record for item in read_results(right_dir)]
+    wrong_records = [item.record for item in read_results(wrong_dir)]
+    assert [r.reward for r in right_records] == [1.0, 1.0]
+    assert all(r.reward < 1.0 for r in wrong_records) and len(wrong_records) == 2
+    assert {r.identity.replay_sha256 for r in right_records} != {
+        r.identity.replay_sha256 for r in wrong_records
+    }
+    assert not {r.run_id for r in right_records} & {r.run_id for r in wrong_records}
+    # --resume with the results folder alone: the recorded profile, source, sandbox
+    # and replay file are taken again.
+    resumed = CliRunner().invoke(app, [*base, "--results", str(wrong_dir), "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+    assert "2/2 complete (0 done and 0 failed now, 2 before)" in resumed.output
+    # A different option given explicitly is refused, naming it and the recorded value.
+    other = tmp_path / "other.sql"
+    other.write_text("SELECT 1 AS stay_id", encoding="utf-8")
+    for option, value, recorded in (
+        ("--sandbox", "bwrap", "'none'"),
+        ("--replay", str(other), repr(str(wrong))),
+    ):
+        refused = CliRunner().invoke(
+            app, [*base, "--results", str(wrong_dir), "--resume", option, value]
+        )
+        assert isinstance(refused.exception, M4BenchError), refused.output
+        assert f"{option}: recorded {recorded}, given " in refused.exception.message

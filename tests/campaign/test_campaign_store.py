@@ -184,3 +184,65 @@ def test_settings_are_fixed_by_a_run_executing_or_waiting_to_be_adopted(
         results.open_campaign("small", runs, resume=True, settings=other)
     manifest = results.read_manifest()
     assert manifest is not None and manifest.settings == REAL
+
+
+def test_an_incomplete_record_is_run_again_and_replaced_but_a_complete_one_stays(
+    tmp_path: Path, small_profile: Path
+) -> None:
+    """The runner's rule under runs/: a record of a run that did not happen is replaced
+    by the complete one; a complete record is never replaced, the later attempt's goes
+    beside it."""
+    run = plan_campaign(load_profile(str(small_profile)))[0]
+    results = ResultsDir(tmp_path)
+    path = results.result_path(run.run_id)
+    path.parent.mkdir(parents=True)
+    write_model(path, record(run, status="harness_error", reward=0.0))
+    assert results.read_result(run.run_id) is None, "incomplete: the run is missing"
+    claim = results.try_claim(run)
+    assert claim is not None, "a run whose record is incomplete is run again"
+    results.commit(claim, record(run, reward=1.0))
+    assert results.read_result(run.run_id) == record(run, reward=1.0)
+    assert results.try_claim(run) is None
+    # A complete record written while an attempt ran (without the claim) stays.
+    write_model(path, record(run, status="harness_error", reward=0.0))
+    late = results.try_claim(run)
+    assert late is not None
+    write_model(path, record(run, reward=0.5))
+    results.commit(late, record(run, reward=0.25))
+    kept = results.read_result(run.run_id)
+    assert kept is not None and kept.reward == 0.5
+    beside = results.folder.attempt_result(run.run_id, late.attempt)
+    assert json.loads(beside.read_text(encoding="utf-8"))["reward"] == 0.25
+    assert [a.state for a in results.attempts(run.run_id)][-1] == "finished"
+
+
+def test_a_corrected_replay_path_replans_until_a_run_is_complete(
+    tmp_path: Path, small_profile: Path
+) -> None:
+    """The replay path enters the runs' ids: corrected before any result, the new
+    planned set is recorded; once a run is complete, the option is refused by name."""
+    runs = plan_campaign(load_profile(str(small_profile)))
+    moved = [
+        r.model_copy(update={"cell": r.cell.model_copy(update={"replay_sha256": "a" * 64})})
+        for r in runs
+    ]
+    results = ResultsDir(tmp_path / "res")
+    wrong = REAL.model_copy(update={"replay": "/answers/wrong"})
+    right = REAL.model_copy(update={"replay": "/answers/right"})
+    results.open_campaign("small", runs, resume=False, settings=wrong)
+    with pytest.raises(M4BenchError, match="planned runs differ"):
+        results.check_campaign(moved, resume=True, settings=wrong)
+    results.open_campaign("small", moved, resume=True, settings=right)
+    manifest = results.read_manifest()
+    assert manifest is not None and manifest.settings == right
+    assert [r.run_id for r in manifest.runs] == [r.run_id for r in moved]
+    complete(results, moved[0])
+    with pytest.raises(M4BenchError, match="--replay: recorded '/answers/right', given "):
+        results.check_campaign(runs, resume=True, settings=wrong)
+
+
+def test_the_endpoint_is_recorded_and_compared_without_credentials() -> None:
+    keyed = REAL.model_copy(update={"endpoint": "http://user:key@host:8000/v1/"})
+    plain = REAL.model_copy(update={"endpoint": "http://host:8000/v1"})
+    assert keyed.differences(plain) == []
+    assert "key" not in keyed.as_options()

@@ -18,6 +18,7 @@ from synthetic_sources import SyntheticSources
 
 from m4bench.runner import RunSpec, is_complete, read_result
 from m4bench.runner.agent_choice import mutant_sql
+from m4bench.runner.identity_inputs import identified
 from m4bench.tasks.catalog import Catalog
 from m4bench.tasks.mutants import task_mutants
 
@@ -62,7 +63,7 @@ def test_mistakes_are_refused_before_anything_is_written(
         (["--agent", "oracle", "--source", eicu_source], "pick a mimic-iv source with --source"),
         (["--agent", "oracle", "--source", "nowhere"], "`m4bench data synth mimic-iv --name"),
         (["--agent", "replay", "--replay", str(tmp_path / "absent.sql")], "replay file not"),
-        (["--agent", "replay"], "pass --replay FILE"),
+        (["--agent", "replay"], "`m4bench run --replay FILE`"),
         (["--agent", "react", "--model", "m"], "pass --endpoint"),
         (["--agent", "react", "--endpoint", "http://127.0.0.1:9/v1"], "pass --model"),
         (["--agent", "react", "--model", "m", "--endpoint", "127.0.0.1:9"], "http(s) URL"),
@@ -145,7 +146,7 @@ def test_the_summary_says_why_an_output_was_not_compared(
     assert "status ok" in out and "reward 0.0000" in out
     assert "output not compared: key_columns_missing" in out
     assert "note: output lacks key columns ['stay_id']" in out
-    run_id = RunSpec(task=TASK, agent="replay").run_id
+    run_id = identified(RunSpec(task=TASK, agent="replay"), None, sql).run_id
     score = read_result(tmp_path / "results" / run_id).score
     assert score is not None
     check = next(c for c in score.checks if c.name == "output_is_valid_csv")
@@ -196,12 +197,15 @@ def test_ctrl_c_stops_the_agent_and_records_the_interruption(
         start_new_session=True,  # the signal goes to the harness alone, as a terminal's would
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    run_dir = results / RunSpec(task=TASK, agent="replay").run_id
+    run_dir = results / identified(RunSpec(task=TASK, agent="replay"), None, script).run_id
     workdir = run_dir / "attempt-1" / "workdir"
     deadline = time.monotonic() + 60
     while not (workdir / "tick").exists() and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert (workdir / "tick").exists(), process.stderr.read() if process.stderr else ""
+    if not (workdir / "tick").exists():
+        process.kill()  # never leave the harness running past a failed test
+        _, err = process.communicate(timeout=60)
+        pytest.fail(f"the agent never ticked in {workdir}: {err.decode()}")
     process.send_signal(stop)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130, (out, err)

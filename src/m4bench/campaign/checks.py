@@ -5,7 +5,8 @@ campaign or for a cell of its profile:
 
 * per cell: what the condition needs of the task (an operational spec, skills, a
   decoy, the reference query), the timeout, and the agent's inputs (react's endpoint
-  and model, a mutant of the task, a CLI agent's program on the sandbox's PATH);
+  and model, a mutant of the task, a replay file, a CLI agent's program on the
+  sandbox's PATH);
 * per invocation: the sandbox backend, that the source of each dataset the runs
   read (and each named with ``--source``) exists and holds that dataset, and that each
   agent's API key is set (:mod:`m4bench.runner.credentials`).
@@ -19,10 +20,13 @@ whose hint is the setup command, and the campaign runs the tasks that are set up
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from m4bench.agents.registry import BUILTIN_ADAPTERS, get_adapter
+from m4bench.campaign.replay import REPLAY_AGENT, replay_file
 from m4bench.campaign.runner_bridge import spec_for
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
@@ -49,6 +53,8 @@ class CampaignInputs:
     """The datasets whose source was named with ``--source``."""
     sandbox: str
     endpoint: str | None = None
+    replay: Path | None = None
+    """The replay file or folder (:mod:`m4bench.campaign.replay`)."""
     local: bool = True
     """The runs execute on this machine. With Ray they run on the cluster's nodes, whose
     data home and agent programs this machine may not have: those are checked by each
@@ -103,7 +109,12 @@ def check_inputs(runs: Sequence[PlannedRun], catalog: Catalog, inputs: CampaignI
         catalog=catalog,
     )
     for run in _one_per_agent_input(runs):
-        check_agent_inputs(spec_for(run), catalog.task(run.cell.task), options)
+        given = options
+        if run.cell.agent == REPLAY_AGENT and inputs.replay is not None:
+            given = dataclasses.replace(
+                options, replay_file=replay_file(inputs.replay, run.cell.task)
+            )
+        check_agent_inputs(spec_for(run), catalog.task(run.cell.task), given)
     check_credentials({run.cell.agent for run in runs}, inputs.endpoint)
 
 

@@ -6,6 +6,11 @@ The command line (``m4bench campaign run``) and the demo call the same three ste
     prepared = prepare_campaign(request)     # plans and checks; writes nothing
     report = execute_campaign(prepared, progress)
 
+The runs' identity covers the file each ``replay`` run replays (the ``replay`` path of
+:class:`RunSetup`, else the profile's) and the endpoint of the agents that reach it
+(:mod:`m4bench.campaign.replay`). What the runs execute with, and how the plan was made,
+is recorded in ``campaign.json`` (``RunSettings``) for ``--resume`` to take again.
+
 :func:`prepare_campaign` checks everything that can be known wrong before a run starts
 (the results folder, each cell, the sources and the agents' inputs), so a mistake never
 ends up recorded in the campaign. Every run is executed by one run function: the
@@ -14,6 +19,7 @@ runner's (:class:`~m4bench.campaign.runner_bridge.RunnerRunFn`), or a simulation
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,16 +29,18 @@ from m4bench.campaign.checks import CampaignInputs, check_cells, check_inputs, c
 from m4bench.campaign.driver import CampaignReport, DriverSettings, run_campaign
 from m4bench.campaign.executors import Executor, LocalExecutor
 from m4bench.campaign.plan import PlanOptions, check_named_tasks, plan_campaign
-from m4bench.campaign.profile import Profile
+from m4bench.campaign.profile import PROFILES_DIR, Profile, resolve_profile_path
 from m4bench.campaign.progress import ProgressSink
+from m4bench.campaign.replay import identify_runs
 from m4bench.campaign.retry import RetryPolicy, RunFn
-from m4bench.campaign.runner_bridge import ReplayFiles, RunnerRunFn
+from m4bench.campaign.runner_bridge import RunnerRunFn
 from m4bench.campaign.selection import facts_of
 from m4bench.campaign.simulate import SimulatedRun
 from m4bench.campaign.store import ResultsDir
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
-from m4bench.results.campaign_files import PlannedRun, RunSettings
+from m4bench.results.campaign_files import PlannedRun, PlanSettings, RunSettings
+from m4bench.results.identity import public_endpoint
 from m4bench.sandbox import default_sandbox_name
 from m4bench.sources.defaults import DEFAULT_SOURCES
 from m4bench.tasks.catalog import Catalog, load_catalog
@@ -56,20 +64,24 @@ class RunSetup:
     endpoint: str | None = None
     simulation: SimulatedRun | None = None
     """Simulated runs in place of agents (``--simulate``)."""
-    replay_files: ReplayFiles | None = None
-    """The files ``replay`` agents replay (the demo's); None: the campaign has none."""
+    simulation_spec: str | None = None
+    """The ``--simulate`` text ``simulation`` was parsed from (recorded for --resume)."""
+    replay: Path | None = None
+    """The file, or folder of ``<task>.sql|.py|.sh`` files, ``replay`` runs replay; None:
+    the profile's ``replay``, if any."""
 
     def data_home(self) -> DataHome:
         return DataHome.from_env(self.home)
 
     def settings(self) -> RunSettings:
         if self.simulation is not None:
-            return RunSettings(simulated=True)
+            return RunSettings(simulated=True, simulation=self.simulation_spec)
         return RunSettings(
             simulated=False,
             sources=dict(self.sources),
             sandbox=self.sandbox,
-            endpoint=self.endpoint,
+            endpoint=None if self.endpoint is None else public_endpoint(self.endpoint),
+            replay=None if self.replay is None else str(self.replay.expanduser().resolve()),
         )
 
     def run_function(self, results: Path) -> RunFn:
@@ -82,7 +94,7 @@ class RunSetup:
             sources=dict(self.sources),
             sandbox=self.sandbox,
             endpoint=self.endpoint,
-            replay_files=self.replay_files,
+            replay=None if self.replay is None else self.replay.expanduser().resolve(),
         )
 
     def inputs(self, local: bool) -> CampaignInputs:
@@ -92,6 +104,7 @@ class RunSetup:
             named=self.named_sources,
             sandbox=self.sandbox,
             endpoint=self.endpoint,
+            replay=self.replay,
             local=local,
         )
 
@@ -122,6 +135,30 @@ class CampaignRequest:
     """Limits over the profile's ``[budget]`` (see :func:`budget_overrides`)."""
     check: bool = True
     """Check each cell and the runs' inputs before anything is written."""
+    profile_name: str | None = None
+    """The profile as the user named it (a shipped name or a file), recorded so that
+    ``--resume`` finds it again; None: ``where``, when that is a file."""
+
+    def plan_settings(self) -> PlanSettings:
+        """How the plan was made, as ``campaign.json`` records it."""
+        return PlanSettings(
+            profile=_profile_reference(self.profile_name or self.where),
+            agents=list(self.plan.agents),
+            models=list(self.plan.models),
+            trials=self.plan.trials,
+        )
+
+
+def _profile_reference(named: str) -> str | None:
+    """A shipped profile's name, a profile file's absolute path; None when ``named``
+    is neither (a profile built in code)."""
+    try:
+        path = resolve_profile_path(named)
+    except M4BenchError:
+        return None
+    if path.resolve().parent == PROFILES_DIR.resolve():
+        return path.stem
+    return str(path.resolve())
 
 
 @dataclass(frozen=True)
@@ -138,11 +175,18 @@ class PreparedCampaign:
 
 
 def plan_profile(
-    profile: Profile, options: PlanOptions, where: str, check: bool
+    profile: Profile,
+    options: PlanOptions,
+    where: str,
+    check: bool,
+    replay: Path | None = None,
+    endpoint: str | None = None,
 ) -> tuple[list[PlannedRun], Catalog | None]:
-    """The planned runs. With ``check``, each task the profile names must be in the
-    catalog, and each cell must be one a run can have (its task has what the condition
-    and schema need; its timeout is in range).
+    """The planned runs, identified by their inputs (the file each replay run replays:
+    ``replay``, else the profile's; the endpoint, for the agents that reach it). With
+    ``check``, each task the profile names must be in the catalog, and each cell must be
+    one a run can have (its task has what the condition and schema need; its timeout
+    is in range).
 
     The catalog is loaded when selectors or the checks need it; only a profile with
     selectors fails without one.
@@ -159,6 +203,8 @@ def plan_profile(
     if check and facts is not None:
         check_named_tasks(profile, facts, where)
     planned = plan_campaign(profile, options, facts)
+    replay = replay or (None if profile.replay is None else Path(profile.replay))
+    planned = identify_runs(planned, replay, endpoint)
     if check and catalog is not None:
         check_cells(planned, catalog, where)
     return planned, catalog
@@ -168,6 +214,7 @@ def prepare_campaign(request: CampaignRequest) -> PreparedCampaign:
     """The planned runs and the driver's settings, once everything that can be known
     before a run starts is checked: the sandbox, the results folder (another campaign,
     or other settings), each cell, the sources and the agents' inputs. Writes nothing."""
+    request = _with_profile_replay(request)
     runs = request.runs
     check_sandbox(runs.sandbox)
     if request.executor.name not in EXECUTORS:
@@ -176,13 +223,23 @@ def prepare_campaign(request: CampaignRequest) -> PreparedCampaign:
             hint=f"choose one of: {', '.join(EXECUTORS)}",
         )
     real = request.check and runs.simulation is None
-    planned, catalog = plan_profile(request.profile, request.plan, request.where, check=real)
-    recorded = runs.settings()
+    planned, catalog = plan_profile(
+        request.profile, request.plan, request.where, real, runs.replay, runs.endpoint
+    )
+    recorded = runs.settings().model_copy(update={"plan": request.plan_settings()})
     ResultsDir(request.results).check_campaign(planned, request.resume, recorded)
     if real:
         local = request.executor.name == "local"
         check_inputs(planned, catalog or load_catalog(), runs.inputs(local=local))
     return PreparedCampaign(request, planned, _driver_settings(request, recorded))
+
+
+def _with_profile_replay(request: CampaignRequest) -> CampaignRequest:
+    """The request whose runs replay the profile's ``replay`` when no other is given."""
+    if request.runs.replay is not None or request.profile.replay is None:
+        return request
+    runs = dataclasses.replace(request.runs, replay=Path(request.profile.replay))
+    return dataclasses.replace(request, runs=runs)
 
 
 def _driver_settings(request: CampaignRequest, recorded: RunSettings) -> DriverSettings:

@@ -5,6 +5,8 @@ conditions, schemas, an agent's models (by role, e.g. ``primary``) and trials. A
 tables give each agent's provider, model roles and reasoning settings; further tables
 set per-task timeouts, concurrency limits per provider, budgets and duration priors.
 Shipped profiles live in ``profiles/<name>.toml``; any other path is a user profile.
+``replay`` names what ``replay`` runs replay (a file, or a folder of per-task files:
+:mod:`m4bench.campaign.replay`), relative to the profile's file.
 """
 
 from __future__ import annotations
@@ -120,6 +122,12 @@ class Profile(_Strict):
     prices: dict[str, Price] = Field(default_factory=dict)
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
     priors: DurationPriors | None = None
+    replay: str | None = Field(
+        None,
+        min_length=1,
+        description="the file, or folder of <task>.sql/.py/.sh files, replay runs replay; "
+        "relative to the profile's file",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Profile:
@@ -162,7 +170,11 @@ def load_profile(name_or_path: str) -> Profile:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise toml_syntax_error(path, exc, text) from exc
-    return parse_profile(raw, path)
+    profile = parse_profile(raw, path)
+    if profile.replay is None:
+        return profile
+    anchored = path.resolve().parent / Path(profile.replay).expanduser()
+    return profile.model_copy(update={"replay": str(anchored)})
 
 
 def parse_profile(raw: dict[str, object], path: Path) -> Profile:

@@ -8,17 +8,23 @@ died before writing it is adopted instead of paying for the run again.
 
 A runner ``harness_error`` is raised as :class:`InfrastructureError` (the run did not
 happen: retried, and left missing if retries run out); every other status, agent
-failures included, is a record.
+failures included, is a record. The runner's own rule holds under ``work/`` as under a
+folder of runs: a complete record there is adopted, never replaced by a later attempt's;
+an incomplete one is replaced.
+
+A ``replay`` run replays its task's file of the campaign's ``replay`` path
+(:mod:`m4bench.campaign.replay`); the runner checks the file is the one the run was
+planned with (its digest is in the run's id).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from m4bench.campaign.replay import REPLAY_AGENT, replay_file
 from m4bench.campaign.retry import InfrastructureError
 from m4bench.home import DataHome
 from m4bench.results.campaign_files import PlannedRun
@@ -31,9 +37,6 @@ from m4bench.sources.defaults import DEFAULT_SOURCES
 from m4bench.tasks.catalog import Catalog, extra_task_roots, load_catalog
 from m4bench.tasks.mutants import catalog_mutant_source
 
-ReplayFiles = Callable[[DataHome, str, PlannedRun, Catalog], Path]
-"""Where a ``replay`` agent's file for a run comes from: (home, source, run, catalog)."""
-
 
 @dataclass(frozen=True)
 class RunnerRunFn:
@@ -45,8 +48,8 @@ class RunnerRunFn:
     sandbox: str | None = None
     endpoint: str | None = None
     task_roots: tuple[Path, ...] = field(default_factory=extra_task_roots)
-    replay_files: ReplayFiles | None = None
-    """The file each run of the ``replay`` agent replays; None: no replay runs."""
+    replay: Path | None = None
+    """The file, or folder of per-task files, the ``replay`` agent replays."""
 
     @cached_property
     def catalog(self) -> Catalog:
@@ -77,18 +80,17 @@ class RunnerRunFn:
             results_dir=folder.work,
             sandbox=self.sandbox,
             timeout=run.timeout_seconds,
-            options=self._options_for(home, source, run),
+            options=self._options_for(run),
         )
         if record.status == "harness_error":
             raise InfrastructureError(record.error or record.status_detail)
         return record
 
-    def _options_for(self, home: DataHome, source: str, run: PlannedRun) -> RunOptions:
+    def _options_for(self, run: PlannedRun) -> RunOptions:
         options = self.options()
-        if self.replay_files is None or run.cell.agent != "replay":
+        if self.replay is None or run.cell.agent != REPLAY_AGENT:
             return options
-        replay = self.replay_files(home, source, run, self.catalog)
-        return dataclasses.replace(options, replay_file=replay)
+        return dataclasses.replace(options, replay_file=replay_file(self.replay, run.cell.task))
 
 
 def spec_for(run: PlannedRun) -> RunSpec:

@@ -12,9 +12,9 @@ execute; write the run's result record as ``result.json`` by temp file + rename.
 rename is the commit point:
 before it the run is missing and will be executed again, after it the run is complete
 and never executed again. Exactly one ``result.json`` can exist per run id, so a run
-is never duplicated, and readers never see a half-written one. A record that is not
-complete (an infrastructure outcome a campaign recorded when its retries ran out) is
-replaced by the next attempt's; a complete one never is.
+is never duplicated, and readers never see a half-written one. A complete record is
+never replaced (a record found complete at the commit point, written without the
+claim, stays, and the attempt's goes beside it); an incomplete one is.
 """
 
 from __future__ import annotations
@@ -100,7 +100,9 @@ class ResultsDir:
         were executed with other settings (``None`` on either side: not checked). The
         settings are fixed by the first run that completes: until then (no result, no
         runner record waiting to be adopted, no run executing), a resume may correct
-        them, and :meth:`open_campaign` records the new ones.
+        them, and :meth:`open_campaign` records the new ones. A corrected endpoint or
+        replay path changes the ids of the runs that have them (they enter the runs'
+        identity): the planned set is then recorded again.
         """
         existing = self.read_manifest()
         if existing is None:
@@ -115,14 +117,17 @@ class ResultsDir:
                 f"{self.root}: already holds campaign {existing.profile!r}",
                 hint="pass --resume to continue it, or choose a new results directory",
             )
-        if existing.plan_sha256 != plan_sha256(runs):
+        recorded = existing.settings
+        if recorded is not None and settings is not None and self.holds_results(existing.runs):
+            _check_settings(self.manifest_path, recorded, settings)
+        if existing.plan_sha256 != plan_sha256(runs) and not _replanned(existing, settings):
             raise M4BenchError(
                 f"{self.root}: the planned runs differ from the campaign recorded here "
                 f"({existing.profile!r}, {len(existing.runs)} runs; now {len(runs)})",
-                hint="resume with the same profile and options, or use a new directory",
+                hint="resume with the same profile and options (left out, --resume takes "
+                "the recorded ones), or use a new directory; a replay file that changed "
+                "since also changes its runs",
             )
-        if existing.settings is not None and settings is not None and self.holds_results(runs):
-            _check_settings(self.manifest_path, existing.settings, settings)
         return True
 
     def holds_results(self, runs: Iterable[PlannedRun]) -> bool:
@@ -145,20 +150,23 @@ class ResultsDir:
         """Record the planned set, or check it matches the one already recorded. A
         campaign recorded without settings gets these, so its next resume is checked;
         one whose settings may still change (no results yet) gets the new ones."""
-        if not self.check_campaign(runs, resume, settings):
+        recorded = self.check_campaign(runs, resume, settings)
+        existing = self.read_manifest()
+        if not recorded or (existing is not None and existing.plan_sha256 != plan_sha256(runs)):
             manifest = CampaignManifest(
                 profile=profile, plan_sha256=plan_sha256(runs), settings=settings, runs=runs
             )
             write_model(self.manifest_path, manifest)
             return
-        existing = self.read_manifest()
         if existing is not None and settings is not None and existing.settings != settings:
             write_model(self.manifest_path, existing.model_copy(update={"settings": settings}))
 
     # -- one run ----------------------------------------------------------------------
 
     def read_result(self, run_id: str) -> ResultRecord | None:
-        """The run's result record (of any format read) if it is complete; None if missing."""
+        """The run's result record (of any format read) if it is complete; None if it is
+        missing or incomplete (a run that did not happen, which the campaign runs again
+        and whose complete record then replaces it)."""
         path = self.result_path(run_id)
         if not path.exists():
             return None
@@ -168,11 +176,12 @@ class ResultsDir:
                 f"{path}: record is for run {result.run_id!r}, not {run_id!r}",
                 hint="a run directory was renamed or copied; move it back",
             )
-        return result
+        return result if result.complete else None
 
     def try_claim(self, run: PlannedRun) -> Claim | None:
-        """Hold the run for execution; None if it is complete or held elsewhere (a run
-        whose record is not complete is held, and run again)."""
+        """Hold the run for execution; None if it is complete or held elsewhere. A run
+        whose record is incomplete (a status the record calls not complete) is run
+        again, and its complete record replaces that one."""
         run_dir = self.run_dir(run.run_id)
         run_dir.mkdir(parents=True, exist_ok=True)
         handle = self.folder.claim(run.run_id).open("ab")
@@ -181,7 +190,7 @@ class ResultsDir:
         except BlockingIOError:
             handle.close()
             return None
-        if _stays(self.result_path(run.run_id)):
+        if _kept(self.result_path(run.run_id)):
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
             handle.close()
             return None
@@ -205,10 +214,15 @@ class ResultsDir:
         """Write the run's record (the commit point), then close the attempt.
 
         The runner's copy of the record under ``work/`` is removed once this one is
-        written: the record under ``runs/`` is the run's only record.
+        written: the record under ``runs/`` is the run's only record. A complete record
+        found there (written without the claim) is never replaced: this attempt's record
+        goes beside it, to ``attempts/<n>.result.json``.
         """
         run_id = claim.run.run_id
-        write_model(self.result_path(run_id), result)
+        target = self.result_path(run_id)
+        if _kept(target):
+            target = self.folder.attempt_result(run_id, claim.attempt)
+        write_model(target, result)
         self.folder.runner_folder(run_id).result.unlink(missing_ok=True)
         done = AttemptRecord(run_id=run_id, attempt=claim.attempt, state="finished")
         self.write_attempt(done)
@@ -245,15 +259,24 @@ class ResultsDir:
         return [p for p in directory.glob("*.json") if p.stem.isdigit()]
 
 
-def _stays(result: Path) -> bool:
-    """Whether the record at ``result`` keeps its run from running again: it is complete,
-    or this m4bench cannot read it. A missing or incomplete record does not."""
+def _kept(result: Path) -> bool:
+    """Whether the record at ``result`` stays: it is complete, or this m4bench cannot
+    read it (a newer one's). A missing or incomplete record may be replaced."""
     if not result.exists():
         return False
     try:
         return read_result(result).complete
     except (M4BenchError, OSError):
         return True
+
+
+def _replanned(existing: CampaignManifest, given: RunSettings | None) -> bool:
+    """Whether a new planned set follows from a corrected setting that enters the runs'
+    identity (endpoint, replay path); checked only once no run holds a result."""
+    if existing.settings is None or given is None:
+        return False
+    changed = {option for option, _, _ in existing.settings.differences(given)}
+    return bool(changed & {"--endpoint", "--replay"})
 
 
 def _check_settings(manifest: Path, recorded: RunSettings, given: RunSettings) -> None:
@@ -265,9 +288,9 @@ def _check_settings(manifest: Path, recorded: RunSettings, given: RunSettings) -
     raise M4BenchError(
         f"{manifest}: the campaign recorded here ran with other settings ({lines}), so "
         "resuming it would mix results that do not compare",
-        hint=f"resume with the recorded settings ({recorded.as_options()}), or run the "
-        "campaign in a new results directory (settings may change on --resume only while "
-        "no run is complete)",
+        hint=f"leave those options out: --resume takes the recorded ones "
+        f"({recorded.as_options()}); or run the campaign in a new results directory "
+        "(settings may change on --resume only while no run is complete)",
     )
 
 

@@ -6,6 +6,7 @@ options in, the report and the live display out.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
@@ -34,6 +35,7 @@ from m4bench.campaign.profile import resolve_profile_path
 from m4bench.campaign.simulate_spec import parse_simulation
 from m4bench.campaign.status import CampaignStatus, status_document
 from m4bench.cli.campaign_progress import LiveProgress
+from m4bench.cli.campaign_resume import CampaignOptions, profile_of, with_recorded
 from m4bench.cli.common import HomeOption, make_console
 from m4bench.fileio import canonical_json
 from m4bench.sandbox import default_sandbox_name
@@ -51,6 +53,22 @@ ModelOpt = Annotated[
 ]
 TrialsOpt = Annotated[int | None, typer.Option("--trials", min=1, help="Trials per cell.")]
 ProfileArg = Annotated[str, typer.Argument(help="A shipped profile name or a .toml path.")]
+ResumedProfileArg = Annotated[
+    str | None,
+    typer.Argument(
+        help="A shipped profile name or a .toml path (with --resume: the recorded one "
+        "when left out).",
+        show_default=False,
+    ),
+]
+ReplayOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--replay",
+        help="For replay runs: a .sql/.py/.sh file for every run, or a folder of "
+        "<task>.sql/.py/.sh files (default: the profile's `replay`).",
+    ),
+]
 RayAddressOpt = Annotated[
     str | None,
     typer.Option(
@@ -93,12 +111,15 @@ def plan_command(
     agent: AgentOpt = None,
     model: ModelOpt = None,
     trials: TrialsOpt = None,
+    replay: ReplayOpt = None,
+    endpoint: EndpointOpt = None,
     runs: Annotated[bool, typer.Option("--runs/--no-runs", help="List every run.")] = True,
 ) -> None:
     """Print the planned runs of a profile and their count."""
     loaded = load_profile(profile)
     options = PlanOptions(tuple(agent or ()), tuple(model or ()), trials)
-    planned, _ = plan_profile(loaded, options, str(resolve_profile_path(profile)), check=True)
+    where = str(resolve_profile_path(profile))
+    planned, _ = plan_profile(loaded, options, where, True, replay, endpoint)
     if runs:
         for run in planned:
             typer.echo(f"{run.run_id}\t{run.cell.key}\t{run.trial}")
@@ -108,9 +129,12 @@ def plan_command(
 
 @app.command("run")
 def run_command(
-    profile: ProfileArg,
     results: Annotated[Path, typer.Option("--results", help="Results directory.")],
-    resume: Annotated[bool, typer.Option("--resume", help="Continue a campaign.")] = False,
+    profile: ResumedProfileArg = None,
+    resume: Annotated[
+        bool,
+        typer.Option("--resume", help="Continue a campaign, with the options it recorded."),
+    ] = False,
     executor: Annotated[str, typer.Option("--executor", help="local or ray.")] = "local",
     jobs: Annotated[int | None, typer.Option("--jobs", min=1, help="Runs at once.")] = None,
     agent: AgentOpt = None,
@@ -123,27 +147,21 @@ def run_command(
     simulate: SimulateOpt = None,
     sandbox: SandboxOpt = None,
     endpoint: EndpointOpt = None,
+    replay: ReplayOpt = None,
     source: SourceOpt = None,
     home: HomeOption = None,
     progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
 ) -> None:
     """Run every planned run that has no complete result record yet."""
-    sources, named = _sources(source or [])
-    request = CampaignRequest(
-        profile=load_profile(profile),
-        where=str(resolve_profile_path(profile)),
-        results=results,
-        plan=PlanOptions(tuple(agent or ()), tuple(model or ()), trials, simulate is None),
-        runs=RunSetup(
-            home=home,
-            sources=sources,
-            named_sources=named,
-            sandbox=sandbox or default_sandbox_name(),
-            endpoint=endpoint,
-            simulation=None if simulate is None else parse_simulation(simulate),
-        ),
+    given = CampaignOptions(
+        profile, tuple(source or ()), (), sandbox, endpoint, replay, simulate,
+        tuple(agent or ()), tuple(model or ()), trials,
+    )  # fmt: skip
+    options = with_recorded(given, results) if resume else given
+    request = _request(options, results, resume, home)
+    request = dataclasses.replace(
+        request,
         executor=ExecutorChoice(executor, jobs, ray_address),
-        resume=resume,
         budget=budget_overrides(max_cost, max_tokens, max_hours),
     )
     prepared = prepare_campaign(request)
@@ -159,6 +177,36 @@ def run_command(
     _print_report(report)
     if report.missing:
         raise typer.Exit(1)
+
+
+def _request(
+    options: CampaignOptions, results: Path, resume: bool, home: Path | None
+) -> CampaignRequest:
+    """The campaign the options describe (executor and budget left at their defaults)."""
+    if options.profile is None:
+        if resume:
+            profile_of(options, results)  # raises, naming what to give
+        raise typer.BadParameter("give a shipped profile name or a .toml path")
+    sources, named = _sources(list(options.sources), dict(options.recorded_sources))
+    simulate = options.simulate
+    return CampaignRequest(
+        profile=load_profile(options.profile),
+        where=str(resolve_profile_path(options.profile)),
+        results=results,
+        plan=PlanOptions(options.agents, options.models, options.trials, simulate is None),
+        runs=RunSetup(
+            home=home,
+            sources=sources,
+            named_sources=named,
+            sandbox=options.sandbox or default_sandbox_name(),
+            endpoint=options.endpoint,
+            simulation=None if simulate is None else parse_simulation(simulate),
+            simulation_spec=simulate,
+            replay=options.replay,
+        ),
+        resume=resume,
+        profile_name=options.profile,
+    )
 
 
 def _print_report(report: CampaignReport) -> None:
@@ -238,10 +286,12 @@ def _describe_settings(settings: RunSettings) -> str:
     return settings.as_options()
 
 
-def _sources(items: list[str]) -> tuple[dict[str, str], frozenset[str]]:
-    """``--source DATASET=NAME`` options over the default sources, and the datasets
-    they name."""
-    sources = dict(DEFAULT_SOURCES)
+def _sources(
+    items: list[str], recorded: dict[str, str] | None = None
+) -> tuple[dict[str, str], frozenset[str]]:
+    """``--source DATASET=NAME`` options over the recorded (on --resume) and default
+    sources, and the datasets they name."""
+    sources = {**DEFAULT_SOURCES, **(recorded or {})}
     named: set[str] = set()
     for item in items:
         dataset, sep, name = item.partition("=")

@@ -10,11 +10,22 @@ from rich.console import Console
 from rich.markup import escape
 
 from m4bench.cli.common import HomeOption, make_console, resolve_home
-from m4bench.cli.score import show_disagreements
+from m4bench.cli.score import show_checks, show_disagreements
+from m4bench.cli.unisolated import warn_if_unisolated
 from m4bench.errors import M4BenchError
-from m4bench.runner import CONDITIONS, SCHEMAS, ResultRecord, RunOptions, RunSpec, execute_run
+from m4bench.results.layout import RunFolder
+from m4bench.runner import (
+    CONDITIONS,
+    SCHEMAS,
+    ResultRecord,
+    RunOptions,
+    RunSpec,
+    execute_run,
+    read_result,
+)
 from m4bench.runner.agent_choice import check_agent_name
 from m4bench.runner.checks import check_run, check_timeout
+from m4bench.runner.identity_inputs import identified
 from m4bench.sandbox import SANDBOX_NAMES, default_sandbox_name
 from m4bench.scoring import Score
 from m4bench.sources.defaults import default_source
@@ -22,6 +33,8 @@ from m4bench.tasks.catalog import load_catalog
 from m4bench.tasks.mutants import catalog_mutant_source
 
 INTERRUPTED_MESSAGE = "interrupted: the run was stopped; its record says so"
+SHOWN_DISAGREEMENTS = 8
+"""Lines of first disagreements a run's summary shows (``m4bench score`` shows all)."""
 
 
 def _choice(value: str, allowed: tuple[str, ...], option: str) -> str:
@@ -101,6 +114,7 @@ def run_command(
     _choice(condition, CONDITIONS, "--condition")
     _choice(schema, SCHEMAS, "--schema")
     backend = _choice(sandbox or default_sandbox_name(), SANDBOX_NAMES, "--sandbox")
+    warn_if_unisolated(backend)
     _check_identity_and_timeout(model, reasoning, timeout)
     data_home = resolve_home(home)
     catalog = load_catalog()
@@ -126,9 +140,9 @@ def run_command(
         catalog=catalog,
     )
     source_name = source or default_source(found.card.dataset)
-    # A mistake found before the run starts is refused (exit 2) with nothing written,
-    # so it never replaces the record of an earlier attempt.
+    # A mistake found before the run starts is refused (exit 2) with nothing written.
     check_run(spec, home=data_home, source=source_name, options=options, catalog=catalog)
+    spec = identified(spec, options.endpoint, options.replay_file)
     results_dir = results or data_home.results
     try:
         record = execute_run(
@@ -137,7 +151,9 @@ def run_command(
     except KeyboardInterrupt:
         make_console(stderr=True).print(INTERRUPTED_MESSAGE, highlight=False)
         raise typer.Exit(130) from None
-    show_record(record, results_dir / record.run_id, make_console())
+    console = make_console()
+    show_record(record, results_dir / record.run_id, console)
+    show_kept_record(record, results_dir / record.run_id, console)
     if record.status == "harness_error":
         raise M4BenchError(f"run {record.run_id}: {record.error}", hint="see the result record")
 
@@ -156,7 +172,8 @@ def show_record(record: ResultRecord, run_dir: Path, console: Console) -> None:
         highlight=False,
     )
     if record.score is not None and not record.score.strict_pass:
-        show_disagreements(record.score, console, per_column=1)
+        show_checks(record.score, console, failed_only=True)
+        show_disagreements(record.score, console, per_column=1, max_lines=SHOWN_DISAGREEMENTS)
         show_score_notes(record.score, console)
     usage = record.usage
     console.print(
@@ -165,7 +182,39 @@ def show_record(record: ResultRecord, run_dir: Path, console: Console) -> None:
         f"harness {record.timings.harness:.2f} s",
         highlight=False,
     )
-    console.print(f"record {escape(str(run_dir / 'result.json'))}", highlight=False, soft_wrap=True)
+    console.print(
+        f"record {escape(str(_record_file(record, run_dir)))}", highlight=False, soft_wrap=True
+    )
+
+
+def _record_file(record: ResultRecord, run_dir: Path) -> Path:
+    """The file the runner wrote ``record`` to: the attempt's own when the run's
+    result.json kept an earlier complete record."""
+    own = RunFolder(run_dir).attempt_result(record.attempt)
+    return own if own.is_file() else RunFolder(run_dir).result
+
+
+def show_kept_record(record: ResultRecord, run_dir: Path, console: Console) -> None:
+    """Say so when the run's record is an earlier attempt's: a complete record is never
+    replaced, so this attempt's record went to its attempt folder."""
+    if _record_file(record, run_dir) == RunFolder(run_dir).result:
+        return
+    kept = RunFolder(run_dir).result
+    try:
+        earlier = read_result(kept)
+    except M4BenchError:
+        described = "a record this m4bench cannot read"
+    else:
+        described = (
+            f"attempt {earlier.attempt}, status {earlier.status}, reward {earlier.reward:.4f}"
+        )
+    console.print(
+        f"[yellow]the run's record stays the earlier one[/] ({escape(described)}): "
+        f"{escape(str(kept))}; a complete record is never replaced. To run it afresh, "
+        "use another --trial or --results folder",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def show_score_notes(score: Score, console: Console) -> None:

@@ -316,10 +316,7 @@ def show_score(score: Score, console: Console) -> None:
         console.print(
             f"against the truth alone (--ties strict): reward {reading.reward}, {verdict}"
         )
-    for check in score.checks:
-        mark = "[green]pass[/]" if check.passed else "[red]fail[/]"
-        detail = f": {escape(check.detail)}" if check.detail else ""
-        console.print(f"  {mark} {escape(check.name)}{detail}", highlight=False)
+    show_checks(score, console)
     show_disagreements(score, console)
     if score.failure:
         console.print(f"[red]output not compared: {score.failure}[/]")
@@ -327,9 +324,24 @@ def show_score(score: Score, console: Console) -> None:
         console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
 
 
-def show_disagreements(score: Score, console: Console, per_column: int | None = None) -> None:
+def show_checks(score: Score, console: Console, failed_only: bool = False) -> None:
+    """The strict checks, each with its detail (``has_required_columns: missing
+    [...]``); ``failed_only``: the failed ones, under a heading."""
+    shown = [check for check in score.checks if not (failed_only and check.passed)]
+    if failed_only and shown:
+        console.print("failed checks:")
+    for check in shown:
+        mark = "[green]pass[/]" if check.passed else "[red]fail[/]"
+        detail = f": {escape(check.detail)}" if check.detail else ""
+        console.print(f"  {mark} {escape(check.name)}{detail}", highlight=False)
+
+
+def show_disagreements(
+    score: Score, console: Console, per_column: int | None = None, max_lines: int | None = None
+) -> None:
     """The first disagreeing cells of each column (``per_column`` of them, default all
-    the score kept) and the first missing and extra keys, in truth order."""
+    the score kept) and the first missing and extra keys, in truth order; past
+    ``max_lines`` lines (default: no cap), a count of the lines left out."""
     lines = [
         f"  {column.column} at {_key(sample.key)}: truth {_cell(sample.truth)}, "
         f"agent {_cell(sample.agent)} ({_REASONS[sample.reason]})"
@@ -340,10 +352,13 @@ def show_disagreements(score: Score, console: Console, per_column: int | None = 
     for label, sample in (("missing", keys.missing_key_sample), ("extra", keys.extra_key_sample)):
         if sample:
             lines.append(f"  {label} keys: {'; '.join(_key(key) for key in sample)}")
-    if lines:
-        console.print("first disagreements:")
-        for line in lines:
-            console.print(escape(line), highlight=False)
+    if not lines:
+        return
+    console.print("first disagreements:")
+    for line in lines[:max_lines]:
+        console.print(escape(line), highlight=False)
+    if max_lines is not None and len(lines) > max_lines:
+        console.print(f"  ... and {counted(len(lines) - max_lines, 'line')} more", highlight=False)
 
 
 _REASONS = {

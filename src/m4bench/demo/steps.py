@@ -56,12 +56,16 @@ def campaign(
         execute_campaign,
         prepare_campaign,
     )
-    from m4bench.demo.agents import HalfAnswers
+    from m4bench.demo.agents import REPLAY_DIR, write_half_answers
     from m4bench.demo.profile import demo_agents, demo_profile
+    from m4bench.tasks.catalog import load_catalog
 
     if not ready:
         raise Unavailable("preflight did not pass (see above)")
     react = opts.react_endpoint is not None
+    replay = write_half_answers(
+        home, names.by_dataset(), tasks, load_catalog(), results.resolve() / REPLAY_DIR
+    )
     request = CampaignRequest(
         profile=demo_profile(tasks, opts.react_model if react else None),
         where="<demo profile>",
@@ -72,7 +76,7 @@ def campaign(
             sources=names.by_dataset(),
             sandbox=opts.sandbox,
             endpoint=opts.react_endpoint,
-            replay_files=HalfAnswers(results.resolve()),
+            replay=replay,
         ),
         resume=True,
         check=False,  # the preflight stage checked the sources, sandbox and agents

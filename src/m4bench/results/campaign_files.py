@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from m4bench.results.identity import Cell, run_id
+from m4bench.results.identity import Cell, public_endpoint, run_id
 
 MANIFEST_FORMAT_VERSION: Literal[1] = 1
 ATTEMPT_FORMAT_VERSION: Literal[1] = 1
@@ -35,12 +35,29 @@ class PlannedRun(BaseModel):
         return run_id(self.cell, self.trial)
 
 
-class RunSettings(BaseModel):
-    """The options a campaign's runs were executed with that change their results.
+class PlanSettings(BaseModel):
+    """How a campaign's planned set was made: the profile and the planning options, so
+    ``--resume`` plans the same runs without the options given again."""
 
-    Recorded in ``campaign.json`` when a campaign starts; ``--resume`` with different
-    ones is refused, so one campaign never mixes data sources, sandboxes, model
-    endpoints, or simulated and real runs.
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    profile: str | None = Field(
+        None, description="a shipped profile's name, or the profile file's absolute path"
+    )
+    agents: list[str] = Field(default_factory=list, description="--agent options")
+    models: list[str] = Field(default_factory=list, description="--model options")
+    trials: int | None = Field(None, ge=1, description="--trials")
+
+
+class RunSettings(BaseModel):
+    """The options a campaign's runs were executed with that change their results,
+    and how its plan was made.
+
+    Recorded in ``campaign.json`` when a campaign starts; ``--resume`` takes them as
+    recorded, and with different ones is refused once a run is complete, so one
+    campaign never mixes data sources, sandboxes, model endpoints, replayed files, or
+    simulated and real runs. The endpoint is recorded without credentials
+    (:func:`~m4bench.results.identity.public_endpoint`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -51,9 +68,15 @@ class RunSettings(BaseModel):
     )
     sandbox: str | None = Field(None, description="sandbox backend (none when simulated)")
     endpoint: str | None = Field(None, description="model endpoint of the react agent")
+    replay: str | None = Field(
+        None, description="absolute path of the replay file or folder (--replay)"
+    )
+    simulation: str | None = Field(None, description="the --simulate spec of simulated runs")
+    plan: PlanSettings | None = Field(None, description="how the planned set was made")
 
     def differences(self, given: RunSettings) -> list[tuple[str, str, str]]:
-        """``(option, recorded, given)`` for every option that differs, in a fixed order."""
+        """``(option, recorded, given)`` for every option that differs, in a fixed order
+        (the plan's options and the simulation's spec are not results settings)."""
         if self.simulated != given.simulated:  # the other options follow from this one
             return [("--simulate", _simulation(self), _simulation(given))]
         found: list[tuple[str, str, str]] = []
@@ -63,20 +86,36 @@ class RunSettings(BaseModel):
                 found.append((f"--source {dataset}", _shown(recorded), _shown(now)))
         if self.sandbox != given.sandbox:
             found.append(("--sandbox", _shown(self.sandbox), _shown(given.sandbox)))
-        if self.endpoint != given.endpoint:
-            found.append(("--endpoint", _shown(self.endpoint), _shown(given.endpoint)))
+        if _public(self.endpoint) != _public(given.endpoint):
+            found.append(
+                ("--endpoint", _shown(_public(self.endpoint)), _shown(_public(given.endpoint)))
+            )
+        if self.replay != given.replay:
+            found.append(("--replay", _shown(self.replay), _shown(given.replay)))
         return found
 
     def as_options(self) -> str:
         """The ``campaign run`` options that give these settings."""
         if self.simulated:
-            return "--simulate SPEC"
+            return f"--simulate {self.simulation or 'SPEC'}"
         parts = [f"--source {dataset}={name}" for dataset, name in sorted(self.sources.items())]
         if self.sandbox is not None:
             parts.append(f"--sandbox {self.sandbox}")
         if self.endpoint is not None:
-            parts.append(f"--endpoint {self.endpoint}")
+            parts.append(f"--endpoint {_public(self.endpoint)}")
+        if self.replay is not None:
+            parts.append(f"--replay {self.replay}")
         return " ".join(parts) or "no options"
+
+
+def _public(endpoint: str | None) -> str | None:
+    """An endpoint as recorded now; campaigns recorded before kept it as given."""
+    if endpoint is None:
+        return None
+    try:
+        return public_endpoint(endpoint)
+    except ValueError:
+        return endpoint
 
 
 def _simulation(settings: RunSettings) -> str:

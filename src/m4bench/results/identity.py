@@ -7,7 +7,15 @@ numbered apart and never change the identity.
 
 To add a field to the identity: add it to :class:`Cell` and to :meth:`Cell.parts`.
 Every run id hashes :meth:`Cell.parts`, so a field that is appended only when it differs
-from its default keeps the ids of every run already on disk.
+from its default keeps the ids of every run already on disk. Such a field is also left
+out of the cell's JSON while it holds its default (``exclude_if``), so the files that
+hash planned cells (a campaign's ``campaign.json``) keep their hashes too.
+
+Besides what a run is compared by (task, condition, schema, agent, model, reasoning),
+the identity holds the inputs that change what the agent sees or does, when a run has
+them: the digest of the file a ``replay`` agent replays and the model endpoint an agent
+talks to (without credentials: :func:`public_endpoint`). The runner decides which
+agents have them (``m4bench.runner.identity_inputs``).
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import hashlib
 import json
 import re
 from typing import Literal, get_args
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,8 +45,15 @@ DEFAULT_REASONING = "auto"
 NON_BLANK = r"\S"
 """A model or reasoning setting names something: it is part of the run's identity."""
 
+SHA256_HEX = r"^[0-9a-f]{64}$"
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _SEPARATOR = "|"
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _unset(value: object) -> bool:
+    return value is None
 
 
 class Cell(BaseModel):
@@ -54,9 +70,24 @@ class Cell(BaseModel):
     agent: str = Field(min_length=1)
     model: str = Field(default=DEFAULT_MODEL, pattern=NON_BLANK)
     reasoning: str = Field(default=DEFAULT_REASONING, pattern=NON_BLANK)
+    replay_sha256: str | None = Field(
+        default=None,
+        pattern=SHA256_HEX,
+        exclude_if=_unset,
+        description="sha256 of the file a replay agent replays (None: not a replay run)",
+    )
+    endpoint: str | None = Field(
+        default=None,
+        pattern=r"^[a-z][a-z0-9+.-]*://[^|@\s]+$",
+        exclude_if=_unset,
+        description="the model endpoint the agent talks to, as public_endpoint spells "
+        "it (None: the agent's default, or an agent that reaches none)",
+    )
 
     def parts(self) -> tuple[str, ...]:
-        """The identity's values, in the order the key and the run id use them."""
+        """The identity's values, in the order the key and the run id use them; the
+        inputs a run may lack are appended, named, only when it has them."""
+        inputs = (("replay", self.replay_sha256), ("endpoint", self.endpoint))
         return (
             self.task,
             self.condition,
@@ -64,11 +95,13 @@ class Cell(BaseModel):
             self.agent,
             self.model,
             self.reasoning,
+            *(f"{name}={value}" for name, value in inputs if value is not None),
         )
 
     @property
     def key(self) -> str:
-        """``task|condition|schema|agent|model|reasoning``: stable and human readable."""
+        """``task|condition|schema|agent|model|reasoning``, then ``|replay=<sha256>``
+        and ``|endpoint=<url>`` when the run has them: stable and human readable."""
         return _SEPARATOR.join(self.parts())
 
     def cell(self) -> Cell:
@@ -97,6 +130,28 @@ def run_id(cell: Cell, trial: int) -> str:
     digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:10]
     slug = _UNSAFE.sub("_", f"{cell.task}.{cell.condition}.{cell.schema_name}.{cell.model}")
     return f"{slug}.t{trial}-{digest}"
+
+
+def public_endpoint(url: str) -> str:
+    """``url`` as an identity holds it: scheme and host in lower case, without user
+    name and password, query or fragment (where keys travel), without the scheme's
+    default port and a trailing slash. ``HTTP://key:s3cret@Host:80/v1/?k=x`` becomes
+    ``http://host/v1``."""
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if not scheme or not parts.hostname:
+        raise ValueError(f"{url!r} is not a URL with a scheme and a host (http://host:port)")
+    host = parts.hostname.lower()
+    if ":" in host:  # an IPv6 address keeps its brackets
+        host = f"[{host}]"
+    if port is not None and port != _DEFAULT_PORTS.get(scheme):
+        host = f"{host}:{port}"
+    path = parts.path.rstrip("/").replace(_SEPARATOR, "%7C")
+    return urlunsplit((scheme, host, path, "", ""))
 
 
 def spec_of(cell: Cell, trial: int) -> RunSpec:

@@ -6,12 +6,19 @@ A folder of runs (``m4bench run --results DIR``)::
     <results>/<run_id>/attempt-<n>/           one start of the run: workdir/, logs/ and
                                               the kept artifacts (instruction.md,
                                               output.csv, trace.jsonl, ...)
+    <results>/<run_id>/attempt-<n>/attempt-result.json
+                                              the record of a start that did not become
+                                              the run's: a complete result.json is never
+                                              replaced (an incomplete one is)
 
 A campaign's folder (``m4bench campaign run --results DIR``)::
 
     <results>/campaign.json                   the planned set (CampaignManifest)
     <results>/runs/<run_id>/result.json       the run's record, once complete
     <results>/runs/<run_id>/attempts/<n>.json one start of the run (AttemptRecord)
+    <results>/runs/<run_id>/attempts/<n>.result.json
+                                              the record of a start that found the run
+                                              complete already (kept beside, not over it)
     <results>/runs/<run_id>/.claim            lock held while the run executes
     <results>/work/<run_id>/                  the runner's folder of the run (as above),
                                               its result.json only until the campaign
@@ -25,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 RESULT_FILE = "result.json"
+ATTEMPT_RESULT_FILE = "attempt-result.json"
+"""An attempt's own record, in its folder, when the run's ``result.json`` stays."""
 CAMPAIGN_FILE = "campaign.json"
 RUNS_DIR = "runs"
 ATTEMPTS_DIR = "attempts"
@@ -67,6 +76,10 @@ class RunFolder:
     def attempt(self, number: int) -> Path:
         return self.path / f"attempt-{number}"
 
+    def attempt_result(self, number: int) -> Path:
+        """Where attempt ``number`` keeps its record when it is not the run's."""
+        return self.attempt(number) / ATTEMPT_RESULT_FILE
+
     def attempt_numbers(self) -> list[int]:
         """The attempts started so far, in order."""
         if not self.path.is_dir():
@@ -100,6 +113,10 @@ class CampaignFolder:
 
     def attempt_file(self, run_id: str, attempt: int) -> Path:
         return self.attempts_dir(run_id) / f"{attempt}.json"
+
+    def attempt_result(self, run_id: str, attempt: int) -> Path:
+        """Where a start's record goes when the run's record stays (it was complete)."""
+        return self.attempts_dir(run_id) / f"{attempt}.{RESULT_FILE}"
 
     def claim(self, run_id: str) -> Path:
         return self.run_dir(run_id) / CLAIM_FILE

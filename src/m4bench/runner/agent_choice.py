@@ -18,6 +18,8 @@ from m4bench.provision.mapping import SchemaMapping
 from m4bench.results.identity import SchemaName
 from m4bench.runner.builtin_agents import (
     MUTANT_PREFIX,
+    NO_REPLAY_FILE,
+    NO_REPLAY_HINT,
     BuiltinAdapter,
     MutantSource,
     replay_adapter,
@@ -63,9 +65,7 @@ def resolve_adapter(name: str, inputs: AgentInputs) -> AgentAdapter:
         extra["oracle"] = lambda: BuiltinAdapter("oracle", statements=statements)
     elif name == "replay":
         if inputs.replay_file is None:
-            raise M4BenchError(
-                "agent replay: no file to replay", hint="pass --replay FILE (.sql, .py or .sh)"
-            )
+            raise M4BenchError(NO_REPLAY_FILE, hint=NO_REPLAY_HINT)
         replay_file = inputs.replay_file
         extra["replay"] = lambda: replay_adapter(replay_file, inputs.endpoint)
     elif name.startswith(MUTANT_PREFIX):

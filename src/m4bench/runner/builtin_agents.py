@@ -60,6 +60,13 @@ SCRIPT_RUNNERS = {".py": "python", ".sh": "sh"}
 # (task name, mutant name) -> the changed reference query
 MutantSource = Callable[[str, str], str]
 
+NO_REPLAY_FILE = "agent replay: no file to replay"
+NO_REPLAY_HINT = (
+    "give it a .sql, .py or .sh file: `m4bench run --replay FILE`; in a campaign, the "
+    "profile's `replay` field or `m4bench campaign run --replay PATH` (a file for every "
+    "run, or a folder of <task>.sql, <task>.py or <task>.sh files)"
+)
+
 
 def python_runtime_mounts() -> list[tuple[Path, Path]]:
     """The harness interpreter's prefixes (outside /usr), bound at the same paths."""

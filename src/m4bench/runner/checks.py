@@ -23,7 +23,12 @@ from m4bench.provision.mapping import SchemaMapping
 from m4bench.results.identity import DEFAULT_MODEL, RunSpec
 from m4bench.runner.agent_choice import BUILTIN_NAMES, check_agent_name, mutant_sql
 from m4bench.runner.agent_command import check_agent_command
-from m4bench.runner.builtin_agents import MUTANT_PREFIX, replay_adapter
+from m4bench.runner.builtin_agents import (
+    MUTANT_PREFIX,
+    NO_REPLAY_FILE,
+    NO_REPLAY_HINT,
+    replay_adapter,
+)
 from m4bench.runner.conditions import check_condition, schema_rewriter
 from m4bench.sources.defaults import DEFAULT_SOURCES, check_same_dataset
 from m4bench.sources.layout import list_source_names, load_source
@@ -133,9 +138,7 @@ def check_agent_inputs(spec: RunSpec, task: Task, options: RunOptions) -> None:
     check_agent_name(name)
     if name == "replay":
         if options.replay_file is None:
-            raise M4BenchError(
-                "agent replay: no file to replay", hint="pass --replay FILE (.sql, .py or .sh)"
-            )
+            raise M4BenchError(NO_REPLAY_FILE, hint=NO_REPLAY_HINT)
         replay_adapter(options.replay_file, options.endpoint)
     elif name.startswith(MUTANT_PREFIX):
         mutant_sql(name, task, options.mutants)

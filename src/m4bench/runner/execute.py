@@ -1,9 +1,18 @@
 """``execute_run``: one run, from an empty directory to its result record.
 
-Every call writes ``<results>/<run_id>/result.json`` (:mod:`m4bench.results.layout`): a
-harness failure (missing ground truth, unknown agent, a crash of the harness itself)
-becomes a record with status ``harness_error`` and the error message, never a lost run;
-Ctrl-C (KeyboardInterrupt) is recorded as ``interrupted`` and raised again.
+Every call writes a record (:mod:`m4bench.results.layout`): a harness failure (missing
+ground truth, unknown agent, a crash of the harness itself) becomes a record with status
+``harness_error`` and the error message, never a lost run; Ctrl-C (KeyboardInterrupt) is
+recorded as ``interrupted`` and raised again.
+
+The record becomes the run's ``<results>/<run_id>/result.json`` unless that file holds
+a complete record already (or one this m4bench cannot read): a complete record is never
+replaced, and the new attempt's record is kept in its attempt folder
+(``attempt-<n>/attempt-result.json``). An incomplete record (a harness error, an
+interrupted run) is replaced by the next attempt's.
+
+The run's identity covers its inputs (:mod:`m4bench.runner.identity_inputs`): a spec
+that lacks them gets them here, and one planned with other inputs is a harness error.
 """
 
 from __future__ import annotations
@@ -27,15 +36,17 @@ from m4bench.results.record import ResultRecord, SandboxRecord, Timings, Version
 from m4bench.runner.builtin_agents import MutantSource
 from m4bench.runner.canary import run_canary
 from m4bench.runner.finish import finish_run
+from m4bench.runner.identity_inputs import check_identified
 from m4bench.runner.prepare import PreparedRun, prepare_run
-from m4bench.runner.workdir import RunPaths, check_results_dir, next_attempt
+from m4bench.runner.workdir import RunPaths, check_results_dir, next_attempt, record_destination
 from m4bench.sandbox import Limits, SandboxResult, default_sandbox_name, get_sandbox
 from m4bench.tasks.catalog import Catalog
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How to execute a run (none of it changes the run's identity)."""
+    """How to execute a run. The replay file's digest and the endpoint (for the agents
+    that reach it) enter the run's identity; nothing else here does."""
 
     sandbox: str = field(default_factory=default_sandbox_name)
     timeout: float | None = None
@@ -79,10 +90,17 @@ def execute_run(
             timeout=timeout if timeout is not None else opts.timeout,
         )
     results = check_results_dir(results_dir, home)
+    problem: M4BenchError | None = None
+    try:
+        spec = check_identified(spec, opts.endpoint, opts.replay_file)
+    except M4BenchError as exc:  # recorded under the id the caller planned
+        problem = exc
     paths = next_attempt(results / spec.run_id)
     started = time.monotonic()
     record = _base_record(spec, source, paths, opts)
     try:
+        if problem is not None:
+            raise problem
         record = _run(spec, home, source, paths, opts, record)
     except Exception as exc:
         if is_interruption(exc):  # Ctrl-C stopped a DuckDB query (the scoring, say)
@@ -175,7 +193,7 @@ def _write(paths: RunPaths, record: ResultRecord, started: float) -> ResultRecor
     timings.total = round(time.monotonic() - started, 3)
     timings.harness = round(max(timings.total - timings.agent, 0.0), 3)
     final = record.model_copy(update={"timings": timings})
-    write_model(paths.result, final)
+    write_model(record_destination(paths), final)
     return final
 
 

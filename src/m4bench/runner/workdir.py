@@ -2,7 +2,8 @@
 
 ::
 
-    <results>/<run_id>/result.json            the record (written last, atomically)
+    <results>/<run_id>/result.json            the record (written last, atomically;
+                                              a complete one is never replaced)
     <results>/<run_id>/attempt-<n>/           one start of the run
         workdir/                              the only writable place the agent sees
             agent.duckdb                      its own copy of the task's catalog
@@ -12,6 +13,8 @@
         logs/                                 stdout, stderr, egress log (harness-owned)
         instruction.md, output.csv, trace.jsonl, stderr.log, trajectory.json,
         egress.jsonl, diff.parquet            kept artifacts (redacted where needed)
+        attempt-result.json                   this attempt's record, when result.json
+                                              keeps an earlier complete one
 
 The record and the logs sit outside the workdir: the sandbox binds only the workdir, so
 nothing the agent writes can reach them.
@@ -20,7 +23,6 @@ nothing the agent writes can reach them.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,8 +33,10 @@ from m4bench.home import DataHome
 from m4bench.provision.agent_catalog import agent_mounts, provision_run_database
 from m4bench.provision.layout import DATA_DIR, SchemaVariant, task_catalog_paths
 from m4bench.results.layout import INSTRUCTION_FILE, RunFolder
+from m4bench.results.read import read_result
 from m4bench.runner.conditions import SkillFile
 from m4bench.sandbox import Mount
+from m4bench.sandbox.bwrap import grant_sandbox_read
 from m4bench.tasks.skills import write_skill
 
 DATA_IN_SANDBOX = Path("/") / DATA_DIR
@@ -67,6 +71,24 @@ class RunPaths:
 
     def artifact(self, name: str) -> Path:
         return self.attempt_dir / name
+
+    @property
+    def attempt_result(self) -> Path:
+        return self.folder.attempt_result(self.attempt)
+
+
+def record_destination(paths: RunPaths) -> Path:
+    """Where an attempt's record goes: the run's ``result.json`` when there is none yet
+    or it holds an incomplete run (a harness error, an interrupted run); else, a
+    complete record (or one that cannot be read, a newer m4bench's, say) stays and the
+    attempt keeps its own record in its folder."""
+    if not paths.result.exists():
+        return paths.result
+    try:
+        earlier = read_result(paths.result)
+    except (M4BenchError, OSError):
+        return paths.attempt_result
+    return paths.attempt_result if earlier.complete else paths.result
 
 
 def next_attempt(run_dir: Path) -> RunPaths:
@@ -107,18 +129,9 @@ def place_database(
         inner = DATA_IN_SANDBOX / Path(relative).relative_to(DATA_DIR)
         mounts.append(Mount(host=host, sandbox=inner))
         if os.geteuid() == 0:
-            readable_by_sandbox_user(host)
+            grant_sandbox_read(host)
     (workdir / DATA_DIR).symlink_to(DATA_IN_SANDBOX, target_is_directory=True)
     return mounts
-
-
-def readable_by_sandbox_user(path: Path) -> None:
-    """A root harness runs the sandbox as an unprivileged user id, which must be able to
-    read each mounted file (it is bound directly, so the directories above it, which
-    keep other host users out, need not change)."""
-    mode = path.stat().st_mode
-    if not mode & stat.S_IROTH:
-        path.chmod(stat.S_IMODE(mode) | stat.S_IROTH)
 
 
 def place_instruction(workdir: Path, text: str) -> Path:
