@@ -27,7 +27,6 @@ from m4bench.tasks.catalog import Task
 from m4bench.tasks.evaluation import ColumnTolerance
 from m4bench.tasks.reference import (
     empty_reference_database,
-    output_columns,
     reference_failure,
     repeated_key_problem,
     run_reference,
@@ -63,8 +62,7 @@ def task_error(task: Task, problem: str) -> CaseResult:
 
 def task_cases(task: Task) -> list[Case]:
     """The cases of ``task`` (none without ``cases.toml``), checked against its columns."""
-    columns = output_columns(task.reference_sql, str(task.reference_path))
-    return load_cases(task.dir, list(task.card.evaluation.key_columns), columns)
+    return load_cases(task.dir, list(task.card.evaluation.key_columns), task.reference_columns)
 
 
 def run_cases(task: Task, library: ConceptLibrary | None = None) -> list[CaseResult]:

@@ -19,13 +19,19 @@ from typing import Annotated, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlglot import exp
 
 from m4bench.concepts.library import ConceptLibrary
 from m4bench.errors import M4BenchError
 from m4bench.fileio import read_user_text
 from m4bench.sources.datasets import DERIVED_SCHEMAS
 from m4bench.tasks.card import CARD_FILE, TaskCard, load_card
-from m4bench.tasks.reference import derived_tables_read
+from m4bench.tasks.reference import (
+    derived_names,
+    parse_statement,
+    statement_columns,
+    statement_tables,
+)
 from m4bench.tasks.skills import SKILL_FILE, Skill, parse_skill
 from m4bench.wording import close_names
 
@@ -183,7 +189,23 @@ class Task:
         schema = DERIVED_SCHEMAS[self.card.dataset]
         if schema is None:
             return []
-        return sorted(derived_tables_read(self.reference_sql, schema, str(self.reference_path)))
+        return sorted(derived_names(self.reference_tables, schema))
+
+    @cached_property
+    def reference_tree(self) -> exp.Expr:
+        """The reference SQL parsed, once per task: read it, never change it (the lint,
+        the cases and the runs of a reference all read this one parse)."""
+        return parse_statement(self.reference_sql, str(self.reference_path))
+
+    @cached_property
+    def reference_tables(self) -> set[str]:
+        """Qualified names of the tables the reference reads (CTE names excluded)."""
+        return statement_tables(self.reference_tree)
+
+    @property
+    def reference_columns(self) -> list[str]:
+        """The reference's output columns, read statically."""
+        return statement_columns(self.reference_tree, str(self.reference_path))
 
     @cached_property
     def depends_on(self) -> list[str]:

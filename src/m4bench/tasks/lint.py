@@ -40,7 +40,6 @@ from m4bench.tasks.facts_lint import FACTS_RULES, facts_findings
 from m4bench.tasks.finding import Finding
 from m4bench.tasks.mutant_lint import lint_mutants
 from m4bench.tasks.provenance_lint import lint_provenance
-from m4bench.tasks.reference import output_columns
 from m4bench.tasks.reference_lint import (
     DatabaseFactory,
     check_reference_runs,
@@ -419,7 +418,7 @@ def _reference_rules(task: Task) -> Iterator[Finding]:
         yield Finding("reference-file", path, 1, "the family's reference SQL is missing")
         return
     try:
-        columns = output_columns(task.reference_sql, str(path))
+        columns = task.reference_columns
     except M4BenchError as exc:
         where = _PARSE_LINE.search(exc.message)
         yield Finding("reference-file", path, int(where.group(1)) if where else 1, exc.message)

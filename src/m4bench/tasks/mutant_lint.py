@@ -73,7 +73,8 @@ class _References:
 
 def _shape(sql: str, origin: str) -> _Shape:
     tree = parse_statement(sql, origin)
-    return _Shape(statement_columns(tree, origin), _normalized_tree(tree))
+    columns = statement_columns(tree, origin)
+    return _Shape(columns, _normalized_tree(tree, copy=False))  # the tree is not read again
 
 
 def _lint_family(family_dir: Path, tasks: list[Task]) -> Iterator[Finding]:
@@ -144,11 +145,12 @@ def changed_lines(reference: str, mutant: str) -> int:
 
 def normalized(sql: str) -> str:
     """The query as sqlglot prints it: layout and comments do not count."""
-    return _normalized_tree(sqlglot.parse_one(sql, read="duckdb"))
+    return _normalized_tree(sqlglot.parse_one(sql, read="duckdb"), copy=False)
 
 
-def _normalized_tree(tree: exp.Expr) -> str:
-    return tree.sql(dialect="duckdb", comments=False, normalize=True)
+def _normalized_tree(tree: exp.Expr, copy: bool = True) -> str:
+    """``copy=False`` normalizes ``tree`` in place (no deep copy): for a tree read once."""
+    return tree.sql(dialect="duckdb", comments=False, normalize=True, copy=copy)
 
 
 def _change_rules(

@@ -42,7 +42,11 @@ def parse_statement(sql: str, origin: str = "reference SQL") -> exp.Expr:
 
 def tables_read(sql: str, origin: str = "reference SQL") -> set[str]:
     """Qualified ``schema.table`` names the query reads (CTE names excluded)."""
-    tree = parse_statement(sql, origin)
+    return statement_tables(parse_statement(sql, origin))
+
+
+def statement_tables(tree: exp.Expr) -> set[str]:
+    """:func:`tables_read` of a statement already parsed."""
     ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
     found: set[str] = set()
     for table in tree.find_all(exp.Table):
@@ -54,8 +58,13 @@ def tables_read(sql: str, origin: str = "reference SQL") -> set[str]:
 
 def derived_tables_read(sql: str, derived_schema: str, origin: str = "reference SQL") -> set[str]:
     """Unqualified names of the derived-schema tables the query reads."""
+    return derived_names(tables_read(sql, origin), derived_schema)
+
+
+def derived_names(tables: set[str], derived_schema: str) -> set[str]:
+    """Unqualified names of the ``derived_schema`` tables among qualified ``tables``."""
     prefix = f"{derived_schema}."
-    return {name[len(prefix) :] for name in tables_read(sql, origin) if name.startswith(prefix)}
+    return {name[len(prefix) :] for name in tables if name.startswith(prefix)}
 
 
 def output_columns(sql: str, origin: str = "reference SQL") -> list[str]:
@@ -76,13 +85,13 @@ def statement_columns(tree: exp.Expr, origin: str = "reference SQL") -> list[str
     return list(names)
 
 
-def missing_inputs(sql: str, con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Tables the query reads that the connection does not have."""
+def missing_tables(tables: set[str], con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The qualified ``tables`` the connection does not have."""
     rows = con.execute(
         "SELECT table_schema || '.' || table_name FROM information_schema.tables"
     ).fetchall()
     present = {str(row[0]) for row in rows}
-    return sorted(name for name in tables_read(sql) if name not in present)
+    return sorted(name for name in tables if name not in present)
 
 
 def empty_reference_database(
@@ -140,13 +149,13 @@ def reference_failure(task: Task, error: duckdb.Error) -> M4BenchError:
 
 def run_reference(task: Task, con: duckdb.DuckDBPyConnection) -> pa.Table:
     """Run a task's reference on ``con``; rows sorted by key columns, then all columns."""
-    missing = missing_inputs(task.reference_sql, con)
+    missing = missing_tables(task.reference_tables, con)
     if missing:
         raise M4BenchError(
             f"{task.reference_path}: the database lacks {', '.join(missing)}",
             hint="build the source and materialize its concepts before running a reference",
         )
-    columns = output_columns(task.reference_sql, str(task.reference_path))
+    columns = task.reference_columns
     query = ordered_query(task.reference_sql, task.card.evaluation.key_columns, columns)
     try:
         table = con.execute(query).fetch_arrow_table()

@@ -17,7 +17,7 @@ from m4bench.tasks.catalog import Task
 from m4bench.tasks.finding import Finding
 from m4bench.tasks.reference import (
     empty_reference_database,
-    missing_inputs,
+    missing_tables,
     sql_error_line,
     wrapped,
 )
@@ -43,7 +43,7 @@ def check_reference_runs(task: Task, database: DatabaseFactory) -> list[Finding]
             )
         ]
     try:
-        missing = missing_inputs(task.reference_sql, con)
+        missing = missing_tables(task.reference_tables, con)
         if missing:
             return [
                 Finding(
