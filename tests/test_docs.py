@@ -14,8 +14,13 @@ import typer
 from synthetic_sources import SyntheticSources
 from typer.testing import CliRunner
 
+import m4bench.cli.tasks as cli_tasks
+import m4bench.preflight.checks as preflight_checks
 from m4bench.cli import app
 from m4bench.home import DataHome
+from m4bench.tasks.catalog import Catalog
+from m4bench.tasks.finding import Finding
+from m4bench.tasks.lint import LintReport
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -131,7 +136,20 @@ RUN = [
 ]
 
 
+@pytest.fixture
+def linted_once(
+    catalog: Catalog, catalog_findings: list[Finding], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tasks lint`` and ``preflight`` print the shared lint of the shipped catalog
+    instead of linting it again: the lint itself is proven by tests/tasks/test_task_lint.py
+    and its command by tests/tasks/test_task_cli.py; here the documented words must run."""
+    report = LintReport(tasks=len(catalog.tasks), findings=catalog_findings)
+    monkeypatch.setattr(cli_tasks, "lint_report", lambda **_: report)
+    monkeypatch.setattr(preflight_checks, "lint_catalog", lambda *_, **__: catalog_findings)
+
+
 @pytest.mark.parametrize("command", RUN, ids=str)
+@pytest.mark.usefixtures("linted_once")
 def test_cheap_documented_commands_run(command: DocCommand, home: DataHome) -> None:
     words = _words(command.text)
     if words[:2] == ["data", "info"]:
