@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from m4bench.demo.stages import _verdict
+from user_tasks import local_family
+
+from m4bench.demo.stages import _verdict, tasks_of
+from m4bench.tasks.catalog import load_catalog
 from m4bench.validity.model import AuditReport, BinCoverage, MutantResult, TaskAudit
 
 
@@ -42,3 +45,18 @@ def test_a_column_no_mutant_moves_is_named_as_such(tmp_path: Path) -> None:
     path = tmp_path / "validity-s.json"
     path.write_text(_report([], 3, ("liver",)).model_dump_json(), encoding="utf-8")
     assert _verdict(path) == "FAILED (1 scored column no known-wrong answer moves)"
+
+
+def test_the_audit_splits_tasks_by_their_cards_dataset(tmp_path: Path) -> None:
+    """A task's dataset is its card's: a MIMIC-IV task whose name starts like an eICU one,
+    and one with no dataset prefix at all, are audited on the MIMIC-IV source."""
+    local_family(tmp_path / "ours", family="lookalike", task="eicu-meld-lookalike")
+    local_family(tmp_path / "ours", family="plain", task="meld-plain-24h")
+    catalog = load_catalog(extra_roots=[tmp_path / "ours"])
+    tasks = ["eicu-meld-lookalike", "meld-plain-24h", "eicu-gcs", "mimic-sofa-24h"]
+    assert tasks_of(catalog, tasks, "mimic-iv") == [
+        "eicu-meld-lookalike",
+        "meld-plain-24h",
+        "mimic-sofa-24h",
+    ]
+    assert tasks_of(catalog, tasks, "eicu") == ["eicu-gcs"]

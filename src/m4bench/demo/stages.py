@@ -16,7 +16,7 @@ from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_write_text, sha256_file
 from m4bench.home import DataHome
 from m4bench.sources.layout import Source, load_source
-from m4bench.tasks.catalog import load_catalog
+from m4bench.tasks.catalog import Catalog, load_catalog
 from m4bench.wording import counted
 
 
@@ -86,6 +86,12 @@ def shipped_task_names(dataset: str | None = None) -> list[str]:
     return [task.name for task in tasks if dataset in (None, task.card.dataset)]
 
 
+def tasks_of(catalog: Catalog, tasks: list[str], dataset: str) -> list[str]:
+    """The tasks among ``tasks`` whose card reads ``dataset``: a task's dataset is its
+    card's, never guessed from its name."""
+    return [name for name in tasks if catalog.task(name).card.dataset == dataset]
+
+
 def provision(home: DataHome, names: DemoSources, progress: bool) -> Outcome:
     """Ground truth and native agent catalogs of every shipped task of both datasets."""
     from m4bench.provision.provisioner import setup
@@ -106,9 +112,10 @@ def validity(home: DataHome, names: DemoSources, tasks: list[str], out: Path) ->
     from m4bench.validity import audit
 
     lines, reused, passed = [], True, True
+    catalog = load_catalog(extra_roots=())
     for name in (names.mimic, names.eicu):
         source = load_source(home, name)
-        chosen = [t for t in tasks if _dataset_of(t) == source.manifest.dataset]
+        chosen = tasks_of(catalog, tasks, source.manifest.dataset)
         report_path = out / f"validity-{name}.json"
         stamp = _stamp(source, chosen)
         stamp_path = report_path.with_suffix(".stamp")
@@ -148,10 +155,6 @@ def _verdict(report_path: Path) -> str:
         if count
     ]
     return f"FAILED ({', '.join(parts)})"
-
-
-def _dataset_of(task: str) -> str:
-    return "eicu" if task.startswith("eicu-") else "mimic-iv"
 
 
 def _stamp(source: Source, tasks: list[str]) -> str:
