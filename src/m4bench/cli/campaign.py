@@ -37,6 +37,7 @@ from m4bench.campaign.status import CampaignStatus, status_document
 from m4bench.cli.campaign_progress import LiveProgress
 from m4bench.cli.campaign_resume import CampaignOptions, profile_of, with_recorded
 from m4bench.cli.common import HomeOption, make_console
+from m4bench.cli.unisolated import warn_if_unisolated
 from m4bench.fileio import canonical_json
 from m4bench.sandbox import default_sandbox_name
 from m4bench.sources.defaults import DEFAULT_SOURCES
@@ -159,6 +160,8 @@ def run_command(
     )  # fmt: skip
     options = with_recorded(given, results) if resume else given
     request = _request(options, results, resume, home)
+    if request.runs.simulation is None:
+        warn_if_unisolated(request.runs.sandbox)
     request = dataclasses.replace(
         request,
         executor=ExecutorChoice(executor, jobs, ray_address),

@@ -39,6 +39,8 @@ from m4bench.runner.finish import finish_run
 from m4bench.runner.identity_inputs import check_identified
 from m4bench.runner.prepare import PreparedRun, prepare_run
 from m4bench.runner.workdir import RunPaths, check_results_dir, next_attempt, record_destination
+from m4bench.runner.workdir_files import DEFAULT_MAX_OUTPUT_BYTES
+from m4bench.runner.workdir_sweep import discard_attempt_files
 from m4bench.sandbox import Limits, SandboxResult, default_sandbox_name, get_sandbox
 from m4bench.tasks.catalog import Catalog
 
@@ -57,6 +59,7 @@ class RunOptions:
     limits: Limits | None = None
     keep_workdir: bool = False
     catalog: Catalog | None = None  # loaded once by callers that run many tasks
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES  # a larger output.csv is not taken
 
 
 def versions() -> Versions:
@@ -103,12 +106,14 @@ def execute_run(
             raise problem
         record = _run(spec, home, source, paths, opts, record)
     except Exception as exc:
+        discard_attempt_files(paths, opts.keep_workdir)  # no raw log outlives a failure
         if is_interruption(exc):  # Ctrl-C stopped a DuckDB query (the scoring, say)
             _write(paths, _interrupted(record), started)
             raise KeyboardInterrupt from exc
         record = _harness_error(record, exc)
     except KeyboardInterrupt:
         # The sandbox has stopped the agent's process group; record why, then go on.
+        discard_attempt_files(paths, opts.keep_workdir)
         _write(paths, _interrupted(record), started)
         raise
     return _write(paths, record, started)
