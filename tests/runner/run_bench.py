@@ -22,6 +22,7 @@ from m4bench.tasks.catalog import Catalog, Task
 SOURCE = "run-mimic"
 EICU_SOURCE = "run-eicu"
 # The tasks the fast tests run; slow tests provision the rest.
+_RUNNER_FILLED = ("endpoint", "replay_sha256")
 FAST_TASKS = ["mimic-kdigo-48h", "mimic-meld-24h", "mimic-sofa-24h-raw", "mimic-ventilation"]
 
 
@@ -39,8 +40,11 @@ class Bench:
         source: str = SOURCE,
         **fields: object,
     ) -> ResultRecord:
+        # The endpoint is an option: the runner puts it into the identity itself.
         spec_fields = {
-            k: v for k, v in fields.items() if k in RunSpec.model_fields or k == "schema"
+            k: v
+            for k, v in fields.items()
+            if (k in RunSpec.model_fields or k == "schema") and k not in _RUNNER_FILLED
         }
         option_fields = {k: v for k, v in fields.items() if k not in spec_fields}
         spec = RunSpec.model_validate({"task": task, "agent": agent, **spec_fields})

@@ -180,15 +180,19 @@ def test_mutant_first_is_the_tasks_first_mutant(
 TICKING = "echo started > started\nwhile true; do date +%s%N > tick; sleep 0.1; done\n"
 
 
-@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize(
+    ("stop", "keep"), [(signal.SIGINT, True), (signal.SIGTERM, False)], ids=["int", "term"]
+)
 def test_ctrl_c_stops_the_agent_and_records_the_interruption(
-    bench: Bench, tmp_path: Path, stop: signal.Signals
+    bench: Bench, tmp_path: Path, stop: signal.Signals, keep: bool
 ) -> None:
-    """Ctrl-C, and SIGTERM as kill, a scheduler or a container stop send it."""
+    """Ctrl-C, and SIGTERM as kill, a scheduler or a container stop send it. The
+    interrupted attempt's workdir is swept unless --keep-workdir asks to keep it."""
     script = tmp_path / "ticking.sh"
     script.write_text(TICKING)
     results = tmp_path / "results"
     args = ["run", "--task", TASK, "--agent", "replay", "--replay", str(script)]
+    args += ["--keep-workdir"] if keep else []
     args += ["--source", SOURCE, "--home", str(bench.home.root), "--results", str(results)]
     process = subprocess.Popen(
         [sys.executable, "-m", "m4bench", *args],
@@ -216,7 +220,11 @@ def test_ctrl_c_stops_the_agent_and_records_the_interruption(
     assert not record.publishable
     assert record.publishable_reason == "the run was interrupted by the user"
     assert not is_complete(run_dir)  # retried, like any run that did not happen
+    assert not (run_dir / "attempt-1" / "logs").exists()  # no raw, unredacted log is left
+    if not keep:
+        assert not workdir.exists()
+        return
     tick = (workdir / "tick").read_bytes()
     time.sleep(0.5)
     assert (workdir / "tick").read_bytes() == tick  # the agent's loop is gone
-    assert os.listdir(workdir)  # the interrupted attempt's files are left to inspect
+    assert os.listdir(workdir)  # the kept workdir is left to inspect
