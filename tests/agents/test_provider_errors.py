@@ -151,3 +151,115 @@ MESSAGE_CASES = [
 @pytest.mark.parametrize(("text", "kind"), MESSAGE_CASES)
 def test_messages_of_the_providers_and_their_clis(text: str, kind: str | None) -> None:
     assert classify_message(text) == kind
+
+
+def google_quota(quota_id: str, retry_delay: str | None) -> str:
+    """Gemini API's 429 as it sends it, for a per-minute limit and a daily quota alike:
+    the same message, told apart only by the quota it names and the retry delay."""
+    message = (
+        "You exceeded your current quota, please check your plan and billing details. For "
+        "more information on this error, head to: https://ai.google.dev/gemini-api/docs/"
+        "rate-limits.\n* Quota exceeded for metric: generativelanguage.googleapis.com/"
+        "generate_content_free_tier_requests, limit: 10, model: gemini-2.0-flash"
+    )
+    details: list[dict[str, object]] = [
+        {
+            "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+            "violations": [
+                {
+                    "quotaMetric": "generativelanguage.googleapis.com/"
+                    "generate_content_free_tier_requests",
+                    "quotaId": quota_id,
+                    "quotaDimensions": {"location": "global", "model": "gemini-2.0-flash"},
+                    "quotaValue": "10",
+                }
+            ],
+        }
+    ]
+    if retry_delay is not None:
+        message += f"\nPlease retry in {retry_delay}."
+        seconds = retry_delay.split(".")[0].removesuffix("s")
+        details.append(
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{seconds}s"}
+        )
+    error = {"code": 429, "message": message, "status": "RESOURCE_EXHAUSTED", "details": details}
+    return json.dumps({"error": error}, indent=2)
+
+
+PER_MINUTE = "GenerateRequestsPerMinutePerProjectPerModel-FreeTier"
+PER_DAY = "GenerateRequestsPerDayPerProjectPerModel-FreeTier"
+QUOTA_OR_RATE_CASES = [
+    # Google: a per-minute limit is a rate limit, with or without its retry delay
+    (google_quota(PER_MINUTE, "41.209624233s"), "rate_limited"),
+    (google_quota(PER_MINUTE, None), "rate_limited"),
+    # a retry delay alone (no quota id) is a rate limit too
+    (google(429, "You exceeded your current quota. Please retry in 41.2s.", "X"), "rate_limited"),
+    # a daily quota is exhausted, whatever delay it names
+    (google_quota(PER_DAY, "20s"), "quota_exhausted"),
+    (google_quota(PER_DAY, None), "quota_exhausted"),
+    # the same words with no limit named and no retry hint: the plan's quota
+    (
+        google(
+            429,
+            "You exceeded your current quota, please check your plan and billing details.",
+            "RESOURCE_EXHAUSTED",
+        ),
+        "quota_exhausted",
+    ),
+    # OpenAI: insufficient_quota is the account's, whatever else it says
+    (
+        openai(
+            "You exceeded your current quota, please check your plan and billing details. "
+            "Please try again in 20s.",
+            "insufficient_quota",
+            "insufficient_quota",
+        ),
+        "quota_exhausted",
+    ),
+    # a per-day rate limit cannot be waited out within a campaign
+    (
+        openai(
+            "Rate limit reached for gpt-4o in organization org-x on requests per day (RPD): "
+            "Limit 200, Used 200, Requested 1. Please try again in 7m12s.",
+            "requests",
+            "rate_limit_exceeded",
+        ),
+        "quota_exhausted",
+    ),
+    (
+        openai(
+            "Rate limit reached for gpt-4o in organization org-x on requests per min (RPM): "
+            "Limit 3, Used 3, Requested 1. Please try again in 20s.",
+            "requests",
+            "rate_limit_exceeded",
+        ),
+        "rate_limited",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "kind"), QUOTA_OR_RATE_CASES)
+def test_a_429_is_a_rate_limit_or_an_exhausted_quota_by_what_it_names(body: str, kind: str) -> None:
+    assert classify_http(429, body) == kind
+    # the same words as a CLI prints them, the status in the words
+    assert classify_message(f"[API Error: 429 {' '.join(body.split())}]") == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # Gemini CLI's last line for a per-minute limit: retried, not a stop
+        (
+            "[API Error: You exceeded your current quota, please check your plan and "
+            "billing details. Please retry in 41.2s.]",
+            "rate_limited",
+        ),
+        # a wait of hours is no per-minute limit
+        ("You've hit your usage limit. Try again in 5 hours.", "quota_exhausted"),
+        ("Quota exceeded for quota metric 'Requests per minute'", "rate_limited"),
+        # daily words without a quota or a limit are no provider's answer
+        ("loaded 24 rows per day of stay", None),
+    ],
+)
+def test_quota_words_as_the_clis_print_them(text: str, kind: str | None) -> None:
+    assert classify_message(text) == kind

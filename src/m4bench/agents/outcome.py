@@ -4,10 +4,12 @@ Every adapter sorts what it sees (HTTP statuses and provider error bodies for th
 built-in agent; each CLI's own error lines and exit codes for the others) into the
 model's outcomes (it answered, or the agent failed: scored) and the infrastructure's:
 
-* ``rate_limited``: the provider said "too many requests" (HTTP 429, "rate limit");
+* ``rate_limited``: the provider said "too many requests" (HTTP 429, "rate limit"), or
+  named a per-minute quota or a short retry delay (:func:`quota_reading`);
 * ``provider_error``: the provider failed or was overloaded (HTTP 5xx, "overloaded");
 * ``auth_error``: the credentials were missing, wrong or not allowed (HTTP 401/403);
-* ``quota_exhausted``: the account has no credit or quota left ("insufficient_quota");
+* ``quota_exhausted``: the account has no credit or quota left ("insufficient_quota",
+  a daily quota, "check your plan and billing" with no retry hint);
 * ``endpoint_unreachable``: no request ever reached the endpoint (refused, no route).
 
 An infrastructure outcome is never scored as the model's answer: the run did not
@@ -70,10 +72,11 @@ class InfraFailure(BaseModel):
 
 def classify_http(status: int, body: str = "") -> InfraKind | None:
     """The infrastructure kind of an HTTP error answer; None for a status that is the
-    request's own fault (400, 404, 413, 422: the agent's failure, not the provider's)."""
-    text = body.lower()
-    if _QUOTA.search(text):
-        return "quota_exhausted"
+    request's own fault (400, 404, 413, 422: the agent's failure, not the provider's).
+    Quota words in the body are read first (:func:`quota_reading`)."""
+    quota = quota_reading(body)
+    if quota is not None:
+        return quota
     if status in (401, 403):
         return "auth_error"
     if status == 402:
@@ -95,6 +98,9 @@ def classify_message(text: str, status: int | None = None) -> InfraKind | None:
     whatever else its body says; then the words of a rate limit or a provider failure.
     A bare number is never read as a status: "max 512 tokens" is no 5xx.
     """
+    quota = quota_reading(text)
+    if quota is not None:
+        return quota
     lowered = text.lower()
     for kind, pattern in _BEFORE_STATUS:
         if pattern.search(lowered):
@@ -106,6 +112,34 @@ def classify_message(text: str, status: int | None = None) -> InfraKind | None:
         if pattern.search(lowered):
             return kind
     return None
+
+
+def quota_reading(text: str) -> InfraKind | None:
+    """What a message that speaks of a quota means, if it does: ``quota_exhausted`` (no
+    retry can mend it: the campaign stops) or ``rate_limited`` (a per-minute limit:
+    tried again after a backoff); None for a message with no quota words.
+
+    Providers word both alike: Google answers a per-minute limit with 429 "You exceeded
+    your current quota, please check your plan and billing details" (RESOURCE_EXHAUSTED)
+    too, and tells them apart only by the quota it names (``...PerMinute...`` or
+    ``...PerDay...``) and a retry delay ("Please retry in 41.2s", ``retryDelay``).
+    So, in this order: a daily quota or the account's credit (OpenAI's
+    ``insufficient_quota``, a balance too low, payment required) is exhausted; quota
+    words naming a per-minute, per-second or per-request limit, or asking for a wait of
+    at most :data:`RATE_WAIT_LIMIT` seconds, are a rate limit; other quota words
+    ("check your plan and billing", "usage limit") are exhausted.
+    """
+    lowered = text.lower()
+    if _ACCOUNT_QUOTA.search(lowered):
+        return "quota_exhausted"
+    if _DAILY.search(lowered) and _LIMIT.search(lowered):
+        return "quota_exhausted"
+    if not _QUOTA.search(lowered):
+        return None
+    wait = retry_after_in(lowered)
+    if _RATE_WINDOW.search(lowered) or (wait is not None and wait <= RATE_WAIT_LIMIT):
+        return "rate_limited"
+    return "quota_exhausted"
 
 
 def status_in(text: str) -> int | None:
@@ -180,14 +214,28 @@ def classify_lines(text: str) -> tuple[InfraKind, str] | None:
     return None
 
 
-_QUOTA = re.compile(
-    r"insufficient[_ ]quota|quota[_ ]exceeded|exceeded your (current )?quota|"
-    r"credit balance is too low|billing|out of credits?|resource[_ ]exhausted.*quota|"
-    r"usage limit|payment required|out of (extra )?usage|hit your limit"
+RATE_WAIT_LIMIT = 900.0
+"""The longest wait (seconds) a quota message may ask for and still be a rate limit."""
+_ACCOUNT_QUOTA = re.compile(
+    r"insufficient[_ ]quota|credit balance is too low|out of credits?|payment required|"
+    r"out of (extra )?usage"
 )
+"""An account's credit: exhausted whatever wait the message names."""
+_DAILY = re.compile(r"per ?day|per_day|\bdaily\b|\brpd\b")
+_LIMIT = re.compile(r"quota|limit")
+"""A daily quota or limit (``GenerateRequestsPerDay...``, "requests per day (RPD)")."""
+_QUOTA = re.compile(
+    r"quota[_ ]exceeded|exceeded your (current )?quota|billing|resource[_ ]exhausted.*quota|"
+    r"usage limit|hit your limit"
+)
+"""Quota words that a rate limit's message uses too (Google's per-minute 429)."""
+_RATE_WINDOW = re.compile(
+    r"per ?(minute|second|request)|per_(minute|second|request)|per min\b|"
+    r"\b[rt]pm\b|rate[_ ]limit"
+)
+"""A per-minute, per-second or per-request limit, as quota ids and messages name it."""
 _Rules = tuple[tuple[InfraKind, re.Pattern[str]], ...]
 _BEFORE_STATUS: _Rules = (
-    ("quota_exhausted", _QUOTA),
     (
         "auth_error",
         re.compile(
