@@ -114,6 +114,18 @@ def test_a_failing_provider_never_counts_as_the_models_answer(
     # The failed attempt's tokens count: 3 answers (385 each) and run 1's first turn.
     assert "3/6 complete (3 done and 0 failed now, 0 before)" in ran.output
     assert "1,330 tokens" in ran.output
+    # Run 1's first attempt and run 3's were tried again; run 3 then ran out of tries
+    # and run 5 stopped the campaign: said by kind, in words.
+    assert (
+        "provider retries: 2 attempts the provider ended were tried again (1 provider_error: "
+        "the provider failed or was overloaded; 1 rate_limited: the provider rate-limited "
+        "the agent)"
+    ) in ran.output.splitlines()
+    assert (
+        "runs the provider ended: 2, not the model's failures, missing until --resume runs "
+        "them (1 auth_error: the provider refused the credentials; 1 rate_limited: the "
+        "provider rate-limited the agent)"
+    ) in ran.output.splitlines()
 
     records = {item.record.run_id: item.record for item in read_results(results)}
     by_status: dict[str, list[str]] = {}
@@ -138,7 +150,14 @@ def test_a_failing_provider_never_counts_as_the_models_answer(
     status = campaign_status(folder)
     assert (status.total("done"), status.total("failed"), status.total("missing")) == (3, 0, 3)
     assert sum(cell.infrastructure.get("rate_limited", 0) for cell in status.cells) == 1
-    shown = CliRunner().invoke(app, ["campaign", "status", str(results)])
+    shown = CliRunner().invoke(app, ["campaign", "status", str(results)], env={"COLUMNS": "300"})
+    header = next(line for line in shown.output.splitlines() if "failure reasons" in line)
+    assert "provider ended (missing)" in header
+    rows = [line for line in shown.output.splitlines() if "-skill" in line]
+    ended = sorted(
+        kind for line in rows for kind in ("rate_limited x1", "auth_error x1") if kind in line
+    )
+    assert ended == ["auth_error x1", "rate_limited x1"], shown.output
     assert "rate_limited: the provider rate-limited the agent: " in shown.output
     assert "auth_error: the provider refused the credentials: " in shown.output
 

@@ -91,6 +91,8 @@ class CampaignReport:
     tokens: int = 0
     provider_retries: Counter[str] = field(default_factory=Counter)
     """Attempts the provider ended and that were tried again, by kind."""
+    provider_outcomes: Counter[str] = field(default_factory=Counter)
+    """Runs left as an outcome the provider ended (tries spent, or fatal), by kind."""
 
     def infra_error(self, error: str) -> None:
         self.infra_errors += 1
@@ -361,6 +363,7 @@ def _provider_ended(
         wait = backoff(settings.retry, result, tries)
         state.waiting.append((time.monotonic() + wait, run))
         return _Settled(claim, result, None, final=False)
+    report.provider_outcomes[result.status] += 1
     report.infra_error(attempt_error(result))
     return _Settled(claim, result, None)
 

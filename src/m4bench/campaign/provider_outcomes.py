@@ -66,17 +66,19 @@ def cause(record: ResultRecord) -> str:
     return f"{record.status}: {words}" if words else str(record.status)
 
 
-def what_to_do(record: ResultRecord) -> str:
-    """What the user does about the outcome, ending in how to continue the campaign."""
+def what_to_do(record: ResultRecord, then: str = RESUME) -> str:
+    """What the user does about the outcome, ending in how to continue: ``then`` (the
+    campaign's ``--resume``; ``m4bench run`` says to run the command again)."""
     if record.status == "auth_error":
         keys = _credential_names(record.identity.agent)
         where = f" ({' or '.join(keys)})" if keys else ""
-        return f"fix the agent's API key{where} or its permissions, {RESUME}"
+        return f"fix the agent's API key{where} or its permissions, {then}"
     if record.status == "quota_exhausted":
-        return f"add credit or raise the quota of the provider account, {RESUME}"
+        return f"add credit or raise the quota of the provider account, {then}"
     if record.status == "endpoint_unreachable":
-        return f"start the model server or fix --endpoint, {RESUME}"
-    return f"the provider's trouble, not the model's: {RESUME} later"
+        return f"start the model server or fix --endpoint, {then}"
+    wait = f" (the provider asked to wait {record.retry_after:g} s)" if record.retry_after else ""
+    return f"the provider's trouble, not the model's: {then} later{wait}"
 
 
 def stop_line(record: ResultRecord) -> str:

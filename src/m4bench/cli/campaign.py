@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from m4bench.agents.outcome import IN_WORDS
 from m4bench.campaign import (
     CampaignReport,
     CampaignRequest,
@@ -225,11 +226,40 @@ def _print_report(report: CampaignReport) -> None:
         f"{report.infra_errors} infrastructure errors; ${report.cost_usd:,.2f}, "
         f"{report.tokens:,} tokens"
     )
+    _print_provider_counts(report)
     _print_infra_reasons(report.infra_reasons, report.infra_hints, "infrastructure errors")
     if report.stopped:
         typer.echo(f"stopped: {report.stopped}")
     if report.missing:
         typer.echo(f"{report.missing} runs missing; run again with --resume to continue")
+
+
+def _print_provider_counts(report: CampaignReport) -> None:
+    """The attempts the provider ended that were tried again, and the runs left as the
+    provider's outcome, by kind in words: never the model's failures."""
+    if report.provider_retries:
+        tried = sum(report.provider_retries.values())
+        typer.echo(
+            f"provider retries: {tried} attempts the provider ended were tried again "
+            f"({_kinds_in_words(report.provider_retries)})"
+        )
+    if report.provider_outcomes:
+        ended = sum(report.provider_outcomes.values())
+        typer.echo(
+            f"runs the provider ended: {ended}, not the model's failures, missing until "
+            f"--resume runs them ({_kinds_in_words(report.provider_outcomes)})"
+        )
+
+
+def _kinds_in_words(counts: Mapping[str, int]) -> str:
+    """``2 rate_limited: the provider rate-limited the agent; 1 auth_error: ...``,
+    commonest first."""
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return "; ".join(f"{count} {kind}: {_in_words(kind)}" for kind, count in ranked)
+
+
+def _in_words(kind: str) -> str:
+    return next((words for name, words in IN_WORDS.items() if name == kind), kind)
 
 
 def _print_infra_reasons(reasons: Mapping[str, int], hints: Mapping[str, str], title: str) -> None:
@@ -337,8 +367,12 @@ def _status_table(status: CampaignStatus, incomplete: bool) -> Table:
     for column in ("done", "failed", "missing", "mean reward"):
         table.add_column(column, justify="right")
     table.add_column("failure reasons", overflow="fold")
+    provider = any(cell.infrastructure for cell in status.cells)
+    if provider:
+        table.add_column("provider ended (missing)", overflow="fold")
     for cell_status in shown:
         reasons = ", ".join(f"{k} x{v}" for k, v in sorted(cell_status.failure_reasons.items()))
+        ended = ", ".join(f"{k} x{v}" for k, v in sorted(cell_status.infrastructure.items()))
         table.add_row(
             *(str(getattr(cell_status.cell, name)) for name in varying),
             str(cell_status.done),
@@ -346,5 +380,6 @@ def _status_table(status: CampaignStatus, incomplete: bool) -> Table:
             str(cell_status.missing),
             "" if cell_status.mean_reward is None else f"{cell_status.mean_reward:.3f}",
             reasons,
+            *((ended,) if provider else ()),
         )
     return table
