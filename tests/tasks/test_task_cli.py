@@ -11,6 +11,7 @@ from synthetic_sources import SyntheticSources
 from typer.testing import CliRunner
 from user_tasks import local_family, replace_in
 
+from m4bench import __version__
 from m4bench.cli import app
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
@@ -72,8 +73,9 @@ def test_reference_writes_csv_and_parquet(
     tmp_path: Path, synthetic_sources: SyntheticSources
 ) -> None:
     home = tmp_path / "home"
+    # named as `m4bench demo --small` names it: the only MIMIC-IV source is read by default
     source = synthetic_sources.copy(
-        DataHome(home), "synthetic-mimic-iv", "mimic-iv", 60, 5, concepts=True
+        DataHome(home), "demo-small-mimic-iv", "mimic-iv", 60, 5, concepts=True
     )
     out = tmp_path / "meld.csv"
     args = ["reference", "mimic-meld-24h", "--home", str(home), "--out", str(out)]
@@ -94,29 +96,34 @@ def test_reference_without_sources_says_how_to_build_one(tmp_path: Path) -> None
     assert "`m4bench data synth mimic-iv`" in (result.exception.hint or "")
 
 
-def test_reference_picks_the_synthetic_source_as_the_other_commands_do(
+def test_lint_of_named_tasks_reads_only_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from types import SimpleNamespace
+    task = local_family(tmp_path / "ours")
+    replace_in(task / "task.toml", 'difficulty = "medium"', 'difficulty = "trivial"')
+    monkeypatch.setenv(TASKS_ENV, str(tmp_path / "ours"))
+    env = {"COLUMNS": "300"}
+    shipped = runner.invoke(app, ["tasks", "lint", "--no-run", "mimic-meld-24h"], env=env)
+    assert shipped.exit_code == 0, shipped.output
+    assert shipped.output.endswith("1 task: 0 errors, 0 warnings\n")
+    ours = runner.invoke(app, ["tasks", "lint", "--no-run", task.name], env=env)
+    assert ours.exit_code == 1 and "[metadata.difficulty]" in ours.output
+    assert ours.output.endswith("1 task: 1 error, 0 warnings\n")
+    by_path = runner.invoke(app, ["tasks", "lint", "--no-run", "--path", str(task.parent)], env=env)
+    assert by_path.output == ours.output
+    unknown = runner.invoke(app, ["tasks", "lint", "mimic-nothing"])
+    assert isinstance(unknown.exception, M4BenchError)
+    assert "no task named 'mimic-nothing'" in unknown.exception.message
+    (tmp_path / "drafts").mkdir()
+    elsewhere = runner.invoke(app, ["tasks", "lint", "--path", str(tmp_path / "drafts")])
+    assert isinstance(elsewhere.exception, M4BenchError)
+    assert "no task folder of the catalog lies here" in elsewhere.exception.message
 
-    from m4bench.cli import tasks as cli_tasks
 
-    datasets = {"synthetic-mimic-iv": "mimic-iv", "mine": "mimic-iv", "e": "eicu"}
-
-    def fake_source(home: DataHome, name: str) -> SimpleNamespace:
-        return SimpleNamespace(manifest=SimpleNamespace(dataset=datasets[name]))
-
-    monkeypatch.setattr(cli_tasks, "list_source_names", lambda home: sorted(datasets))
-    monkeypatch.setattr(cli_tasks, "load_source", fake_source)
-    home = DataHome(tmp_path)
-    assert cli_tasks._only_source(home, "mimic-iv") == "synthetic-mimic-iv"
-    del datasets["synthetic-mimic-iv"]
-    assert cli_tasks._only_source(home, "mimic-iv") == "mine"
-    datasets["other"] = "mimic-iv"
-    with pytest.raises(M4BenchError) as caught:
-        cli_tasks._only_source(home, "mimic-iv")
-    assert "(found: mine, other)" in caught.value.message
-    assert caught.value.hint == "name one with --source"
+def test_version_flag_prints_what_the_version_command_prints() -> None:
+    flag, command = runner.invoke(app, ["--version"]), runner.invoke(app, ["version"])
+    assert flag.exit_code == 0 and flag.output == command.output
+    assert flag.output.strip() == __version__
 
 
 def test_lint_counts_what_it_linted_when_a_card_is_broken(

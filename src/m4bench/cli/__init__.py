@@ -9,7 +9,7 @@ import os
 import signal
 import sys
 from types import FrameType
-from typing import NoReturn
+from typing import Annotated, NoReturn
 
 import duckdb
 import typer
@@ -66,6 +66,27 @@ app.command("view")(view_cli.view_command)
 def version() -> None:
     """Print the m4bench version."""
     typer.echo(__version__)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the m4bench version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Benchmark AI coding agents on clinical concept derivation (MIMIC-IV, eICU)."""
 
 
 DEBUG_ENV = "M4BENCH_DEBUG"

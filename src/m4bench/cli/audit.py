@@ -23,8 +23,8 @@ def audit_command(
         str | None,
         typer.Option(
             "--source",
-            help="Source to audit (default: the synthetic source of the tasks' dataset, "
-            "else synthetic-mimic-iv).",
+            help="Source to audit (default: the tasks' dataset's synthetic source when "
+            "built, else its only source; MIMIC-IV when no --task is given).",
         ),
     ] = None,
     task: Annotated[
@@ -39,7 +39,7 @@ def audit_command(
 ) -> None:
     """Score every reference and mutant; check coverage of each scoring bin. Exit 1 on failure."""
     data_home = resolve_home(home)
-    loaded = load_source(data_home, source or source_for_tasks(task or [], "one audit"))
+    loaded = load_source(data_home, source or source_for_tasks(data_home, task or [], "one audit"))
     if as_json or quiet:
         report = audit(loaded, task or None, home=data_home)
     else:

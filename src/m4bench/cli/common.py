@@ -12,7 +12,7 @@ from rich.console import Console
 
 from m4bench.errors import M4BenchError
 from m4bench.home import DataHome
-from m4bench.sources.defaults import default_source
+from m4bench.sources.defaults import choose_source
 from m4bench.tasks.catalog import load_catalog
 
 HomeOption = Annotated[
@@ -42,9 +42,10 @@ def make_console(*, stderr: bool = False) -> Console:
     return Console(stderr=stderr, width=max(probe.width, _PIPE_WIDTH))
 
 
-def source_for_tasks(tasks: Iterable[str], purpose: str = "one command") -> str:
-    """The synthetic source of the named tasks' dataset (MIMIC-IV when none is named),
-    for commands whose --source was left out."""
+def source_for_tasks(home: DataHome, tasks: Iterable[str], purpose: str = "one command") -> str:
+    """The source of the named tasks' dataset (MIMIC-IV when none is named) that
+    :func:`~m4bench.sources.defaults.choose_source` picks, for commands whose --source
+    was left out."""
     catalog = load_catalog()
     datasets = {catalog.task(name).card.dataset for name in tasks} or {"mimic-iv"}
     if len(datasets) > 1:
@@ -52,4 +53,4 @@ def source_for_tasks(tasks: Iterable[str], purpose: str = "one command") -> str:
             f"the tasks span MIMIC-IV and eICU; {purpose} reads one source",
             hint="run it once for the MIMIC-IV tasks and once for the eICU tasks",
         )
-    return default_source(datasets.pop())
+    return choose_source(home, datasets.pop())

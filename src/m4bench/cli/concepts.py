@@ -14,12 +14,10 @@ from m4bench.concepts.build import BuildEvent, build_concepts
 from m4bench.concepts.docs import write_docs
 from m4bench.concepts.graph import layers, to_dot
 from m4bench.concepts.library import ConceptLibrary
-from m4bench.sources.datasets import DEFAULT_SOURCES
+from m4bench.sources.defaults import choose_source
 from m4bench.sources.layout import load_source
 
 app = typer.Typer(help="The derived concept library (mimiciv_derived).", no_args_is_help=True)
-
-DEFAULT_SOURCE = DEFAULT_SOURCES["mimic-iv"]
 
 
 @app.command("list")
@@ -74,7 +72,14 @@ def graph(
 
 @app.command("build")
 def build(
-    source: Annotated[str, typer.Option("--source", help="Source to build into.")] = DEFAULT_SOURCE,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--source",
+            help="Source to build into (default: the synthetic MIMIC-IV source when built, "
+            "else the only MIMIC-IV source).",
+        ),
+    ] = None,
     only: Annotated[
         list[str] | None, typer.Option("--only", help="Build only this concept (and its inputs).")
     ] = None,
@@ -82,7 +87,8 @@ def build(
     home: HomeOption = None,
 ) -> None:
     """Materialize the concepts into a source's mimiciv_derived schema, incrementally."""
-    loaded = load_source(resolve_home(home), source)
+    data_home = resolve_home(home)
+    loaded = load_source(data_home, source or choose_source(data_home, "mimic-iv"))
     events: list[BuildEvent] = []
     manifest = build_concepts(loaded, only=only, jobs=jobs, progress=True, on_event=events.append)
     built = [e for e in events if e.action == "built"]

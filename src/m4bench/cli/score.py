@@ -20,7 +20,7 @@ from m4bench.scoring import Score, ScoreOptions, score_output
 from m4bench.scoring.diff import diff_target_problem
 from m4bench.scoring.options import NullRule, TieRule
 from m4bench.scoring.spec_file import load_evaluation_spec
-from m4bench.sources.defaults import check_same_dataset, default_source
+from m4bench.sources.defaults import check_same_dataset, choose_source
 from m4bench.sources.layout import load_source
 from m4bench.tasks.catalog import Task, load_catalog
 from m4bench.tasks.evaluation import EvaluationSpec
@@ -95,7 +95,8 @@ def score_command(
         str | None,
         typer.Option(
             "--source",
-            help="Source whose ground truth --task reads (default: the task's synthetic one).",
+            help="Source whose ground truth --task reads (default: the dataset's synthetic "
+            "one when built, else its only one).",
         ),
     ] = None,
     home: HomeOption = None,
@@ -235,7 +236,7 @@ def _provisioned_truth(task: Task, source: str | None, home: DataHome) -> Path:
     """The ground truth `m4bench setup` built for ``task`` on ``source``. An unknown
     source or one of another dataset is named as such, not as a missing file."""
     if source is None:
-        return ground_truth_path(home, default_source(task.card.dataset), task)
+        return ground_truth_path(home, choose_source(home, task.card.dataset), task)
     dataset = load_source(home, source).manifest.dataset
     check_same_dataset(task.name, task.card.dataset, source, dataset)
     return ground_truth_path(home, source, task)

@@ -20,8 +20,8 @@ def setup_command(
         str | None,
         typer.Option(
             "--source",
-            help="Source to provision (default: the synthetic source of the tasks' dataset, "
-            "synthetic-mimic-iv when no --task is given).",
+            help="Source to provision (default: the tasks' dataset's synthetic source when "
+            "built, else its only source; MIMIC-IV when no --task is given).",
         ),
     ] = None,
     task: Annotated[
@@ -52,9 +52,10 @@ def setup_command(
     if task and all_tasks:
         raise M4BenchError("--task and --all exclude each other", hint="give one of them")
     variant = _variant(schema)
+    data_home = resolve_home(home)
     report = setup(
-        resolve_home(home),
-        source or source_for_tasks(task or [], "one setup"),
+        data_home,
+        source or source_for_tasks(data_home, task or [], "one setup"),
         task or None,
         variant,
         verify=verify,

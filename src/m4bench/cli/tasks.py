@@ -15,9 +15,8 @@ from rich.table import Table
 
 from m4bench.cli.common import HomeOption, make_console, resolve_home
 from m4bench.errors import M4BenchError
-from m4bench.home import DataHome
-from m4bench.sources.defaults import check_same_dataset, default_source
-from m4bench.sources.layout import list_source_names, load_source
+from m4bench.sources.defaults import check_same_dataset, choose_source
+from m4bench.sources.layout import load_source
 from m4bench.tasks.case_run import CaseResult, run_task_cases, task_cases
 from m4bench.tasks.cases import cases_path
 from m4bench.tasks.catalog import (
@@ -31,6 +30,7 @@ from m4bench.tasks.evaluation import ColumnTolerance
 from m4bench.tasks.facts import Fact, load_facts
 from m4bench.tasks.facts_lint import task_facts_path, text_lengths
 from m4bench.tasks.lint import lint_report
+from m4bench.tasks.lint_select import chosen_task_dirs
 from m4bench.tasks.reference import run_reference, write_reference
 from m4bench.tasks.task_copy import CopyRequest, copy_task
 from m4bench.wording import counted
@@ -195,12 +195,20 @@ def _cases_summary(task: Task) -> str:
 
 @app.command("lint")
 def lint(
+    names: Annotated[
+        list[str] | None, typer.Argument(help="Lint only these tasks (default: every task).")
+    ] = None,
+    folders: Annotated[
+        list[Path] | None,
+        typer.Option("--path", help="Lint only the tasks under this folder (repeatable)."),
+    ] = None,
     no_run: Annotated[
         bool, typer.Option("--no-run", help="Skip running each reference on an empty database.")
     ] = False,
 ) -> None:
-    """Check every task (the shipped ones and those of $M4BENCH_TASKS) against the catalog
-    rules; exit 1 when any rule fails."""
+    """Check every task (the shipped ones and those of $M4BENCH_TASKS), or only the named
+    ones, against the catalog rules; exit 1 when any rule fails."""
+    only = chosen_task_dirs(names or [], folders or []) if names or folders else None
     console = make_console(stderr=True)
     columns = (TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:
@@ -209,7 +217,7 @@ def lint(
         def step(name: str, total: int) -> None:
             progress.update(bar, description=f"lint {name}", total=total, advance=1)
 
-        report = lint_report(run_references=not no_run, on_task=step)
+        report = lint_report(run_references=not no_run, on_task=step, only=only)
     cwd = Path.cwd()
     for finding in report.findings:
         path = finding.path.relative_to(cwd) if finding.path.is_relative_to(cwd) else finding.path
@@ -317,7 +325,7 @@ def reference_command(
         str | None,
         typer.Option(
             "--source",
-            help="Built source (default: the synthetic one of the task's dataset, else the "
+            help="Built source (default: the dataset's synthetic one when built, else its "
             "only one).",
         ),
     ] = None,
@@ -337,7 +345,7 @@ def reference_command(
         )
     task = load_catalog().task(name)
     data_home = resolve_home(home)
-    built = load_source(data_home, source or _only_source(data_home, task.card.dataset))
+    built = load_source(data_home, source or choose_source(data_home, task.card.dataset))
     # As `score` and `setup` do: another dataset's source lacks every table it reads.
     check_same_dataset(task.name, task.card.dataset, built.name, built.manifest.dataset)
     target = out or Path(f"{task.name}.csv")
@@ -350,21 +358,3 @@ def reference_command(
             con.close()
         write_reference(table, target)
     console.print(f"{counted(table.num_rows, 'row')} → {target}", highlight=False)
-
-
-def _only_source(home: DataHome, dataset: str) -> str:
-    """The dataset's synthetic source when it is built (the default of every command),
-    else its only source; several others must be chosen among with --source."""
-    names = [n for n in list_source_names(home) if load_source(home, n).manifest.dataset == dataset]
-    if default_source(dataset) in names:
-        return default_source(dataset)
-    if len(names) != 1:
-        found = ", ".join(names) or "none"
-        raise M4BenchError(
-            f"cannot choose a {dataset} source in {home.sources} (found: {found})",
-            hint="name one with --source"
-            if names
-            else f"build one with `m4bench data synth {dataset}`, then "
-            f"`m4bench concepts build --source {default_source(dataset)}`",
-        )
-    return names[0]

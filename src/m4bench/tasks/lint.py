@@ -38,6 +38,7 @@ from m4bench.tasks.drop_tables_lint import drop_table_findings
 from m4bench.tasks.evaluation import paper_scored_columns
 from m4bench.tasks.facts_lint import FACTS_RULES, facts_findings
 from m4bench.tasks.finding import Finding
+from m4bench.tasks.lint_select import concerns
 from m4bench.tasks.mutant_lint import lint_mutants
 from m4bench.tasks.provenance_lint import lint_provenance
 from m4bench.tasks.reference_lint import (
@@ -138,6 +139,7 @@ def lint_report(
     on_task: Callable[[str, int], None] | None = None,
     concepts_root: Path | None = None,
     extra_roots: Sequence[Path] | None = None,
+    only: Sequence[Path] | None = None,
 ) -> LintReport:
     """Every finding of every rule over the catalog at ``root`` (default: the package's)
     and ``extra_roots`` (default: the folders of ``$M4BENCH_TASKS``), with the number of
@@ -147,6 +149,7 @@ def lint_report(
     tables plus the concepts it reads, materialized from the library). ``on_task`` is
     called with each task name and the task count, for progress display;
     ``concepts_root`` points at another concept library folder (default: the package's).
+    ``only`` names task folders: only their tasks and families are linted and reported.
     """
     roots = catalog_roots(root, extra_roots)
     findings: list[Finding] = []
@@ -163,20 +166,24 @@ def lint_report(
     catalog = Catalog(roots=roots, tasks=tuple(sorted(tasks, key=lambda t: t.name)))
     derived = sorted(library.concepts) if library else []
     factory = database or empty_database_factory(library)
-    for task in catalog.tasks:
+    linted = [t for t in catalog.tasks if only is None or t.dir in only]
+    for task in linted:
         if on_task is not None:
-            on_task(task.name, len(catalog.tasks))
+            on_task(task.name, len(linted))
         findings.extend(lint_task(task, catalog, derived))
         if run_references:
             findings.extend(check_reference_runs(task, factory))
     # A family found in two folders is reported once (catalog-unique): its provenance and
     # mutants, read from one folder for tasks of both, would only add confusing findings.
     clashing = set(family_clashes(folders))
-    families = Catalog(roots, tuple(t for t in catalog.tasks if t.family not in clashing))
+    kept = {t.family for t in linted} - clashing
+    families = Catalog(roots, tuple(t for t in catalog.tasks if t.family in kept))
     findings.extend(lint_provenance(families))
     findings.extend(lint_mutants(families))
+    if only is not None:
+        findings = [f for f in findings if concerns(f, only, roots)]
     ordered = sorted(findings, key=lambda f: (str(f.path), f.line, f.rule))
-    return LintReport(tasks=len(folders), findings=ordered)
+    return LintReport(tasks=len(folders) if only is None else len(only), findings=ordered)
 
 
 def lint_task(task: Task, catalog: Catalog, derived: list[str]) -> list[Finding]:
