@@ -159,8 +159,10 @@ def _sandbox_spec(
 
 def default_limits(timeout: float) -> Limits:
     """CPU time a little above two cores for the whole timeout; 8 GiB per file; 256
-    processes; a 1 GiB private /tmp. Memory is not capped (DuckDB reserves address
-    space it never touches)."""
+    processes; a 1 GiB private /tmp. The rest are :class:`~m4bench.sandbox.Limits`'
+    defaults: memory is capped per process by its writable data (RLIMIT_DATA, half the
+    host's memory; not the address space, which DuckDB reserves and never touches), and
+    the workdir by its bytes and entries (32 GiB, 200,000)."""
     return Limits(
         cpu_seconds=int(timeout * 2) + 60,
         file_size_bytes=8 << 30,
