@@ -314,7 +314,7 @@ def copy_command(
         console.print(f"next: export {TASKS_ENV}={into}", highlight=False)
     console.print(
         "then edit its reference, instruction, skills, patient cases, mutants and coverage, "
-        "and run `m4bench tasks lint` (see docs/tasks.md)",
+        f"and run `m4bench tasks lint {new_name}` (see docs/tasks.md)",
         highlight=False,
     )
 
