@@ -99,26 +99,27 @@ MISTAKES = [
 
 @pytest.mark.parametrize(("family", "file", "text", "changed", "task", "case", "problem"), MISTAKES)
 def test_a_changed_rule_fails_the_case_that_pins_it(
-    tmp_path: Path, family: str, file: str, text: str, changed: str, task: str, case: str,
-    problem: str,
+    tmp_path: Path, library: ConceptLibrary, family: str, file: str, text: str, changed: str,
+    task: str, case: str, problem: str,
 ) -> None:  # fmt: skip
     shutil.copytree(CATALOG_ROOT / family, tmp_path / family)
     replace_in(tmp_path / family / file, text, changed)
-    results = run_cases(load_catalog(tmp_path, extra_roots=()).task(task))
+    changed_task = load_catalog(tmp_path, extra_roots=()).task(task)
+    results = run_cases(changed_task, library if changed_task.card.dataset == "mimic-iv" else None)
     failed = {r.case: r.problems for r in results if not r.passed}
     assert list(failed) == [case]
     assert problem in failed[case]
 
 
-def test_the_window_case_needs_its_rebuild(meld_root: Path) -> None:
+def test_the_window_case_needs_its_rebuild(meld_root: Path, library: ConceptLibrary) -> None:
     replace_in(meld_root / MELD_CASES, 'rebuild = ["first_day_lab"]\n', "")
-    failed = [r for r in run_cases(meld(meld_root)) if not r.passed]
+    failed = [r for r in run_cases(meld(meld_root), library) if not r.passed]
     assert [(r.case, r.problems) for r in failed] == [
         ("labs-outside-the-first-day-ignored", ("stay_id=700: meld is 6, expected 13",))
     ]
 
 
-def test_nulls_absent_keys_and_only_expected(meld_root: Path) -> None:
+def test_nulls_absent_keys_and_only_expected(meld_root: Path, library: ConceptLibrary) -> None:
     add_case(
         meld_root,
         '[[case]]\nname = "nulls"\nrule = "a NULL subject id is passed through"\n'
@@ -129,7 +130,7 @@ def test_nulls_absent_keys_and_only_expected(meld_root: Path) -> None:
         '[[case.expect]]\nstay_id = 800\nsubject_id = "<null>"\nmeld = 6.0\n'
         "[[case.absent]]\nstay_id = 801\n",
     )
-    result = run_cases(meld(meld_root))[-1]
+    result = run_cases(meld(meld_root), library)[-1]
     assert result.case == "nulls"
     assert result.problems == (
         "stay_id=801: in the output, expected absent",
@@ -137,7 +138,9 @@ def test_nulls_absent_keys_and_only_expected(meld_root: Path) -> None:
     )
 
 
-def test_a_row_that_does_not_insert_fails_its_case_only(meld_root: Path) -> None:
+def test_a_row_that_does_not_insert_fails_its_case_only(
+    meld_root: Path, library: ConceptLibrary
+) -> None:
     add_case(
         meld_root,
         '[[case]]\nname = "typo"\nrule = "a column name with a typo"\n'
@@ -146,7 +149,7 @@ def test_a_row_that_does_not_insert_fails_its_case_only(meld_root: Path) -> None
         "rows = [{ stay_id = 900, creatinine_maximum = 2.0 }]\n"
         "[[case.expect]]\nstay_id = 900\nmeld = 6.0\n",
     )
-    results = run_cases(meld(meld_root))
+    results = run_cases(meld(meld_root), library)
     assert [r.passed for r in results] == [True] * 5 + [False]
     (problem,) = results[-1].problems
     assert problem.startswith("rows of mimiciv_derived.first_day_lab, row 1:")
@@ -237,13 +240,15 @@ def test_a_broken_cases_file_stops_only_its_task(tmp_path: Path) -> None:
     )
 
 
-def test_a_reference_that_repeats_a_key_fails_its_cases(meld_root: Path) -> None:
+def test_a_reference_that_repeats_a_key_fails_its_cases(
+    meld_root: Path, library: ConceptLibrary
+) -> None:
     replace_in(
         meld_root / "meld" / "reference.sql",
         "FROM initial\n",
         "FROM initial, (SELECT 1 UNION ALL SELECT 2) AS dup(x)\n",
     )
-    results = run_cases(meld(meld_root))
+    results = run_cases(meld(meld_root), library)
     assert len(results) == 5 and not any(r.passed for r in results)
     assert results[0].problems[0] == (
         "the reference of mimic-meld-24h returns 2 rows for stay_id=100; "
@@ -251,12 +256,14 @@ def test_a_reference_that_repeats_a_key_fails_its_cases(meld_root: Path) -> None
     )
 
 
-def test_a_reference_that_does_not_run_is_one_error_at_its_line(meld_root: Path) -> None:
+def test_a_reference_that_does_not_run_is_one_error_at_its_line(
+    meld_root: Path, library: ConceptLibrary
+) -> None:
     reference = meld_root / "meld" / "reference.sql"
     lines = reference.read_text(encoding="utf-8").splitlines()
     number = next(n for n, text in enumerate(lines, start=1) if "lab.sodium_min," in text)
     replace_in(reference, "lab.sodium_min,", "lab.sodium_mn,")
-    (result,) = run_cases(meld(meld_root))
+    (result,) = run_cases(meld(meld_root), library)
     assert result.error and not result.passed
     (problem,) = result.problems
     assert problem.startswith(f"{reference}:{number}: the reference failed: Binder Error")
@@ -312,7 +319,7 @@ def test_case_errors_name_the_line_and_the_case(
 
 @pytest.mark.parametrize(("relative", "passes"), [(0.1, True), (0.05, False)])
 def test_a_case_without_its_own_tolerance_uses_the_cards_relative_one(
-    meld_root: Path, relative: float, passes: bool
+    meld_root: Path, library: ConceptLibrary, relative: float, passes: bool
 ) -> None:
     """rrt-caps-creatinine expects 20 for stay 200; 21.5 is 1.5 off: outside the card's
     absolute 1.0, inside 10 % of 21.5 but not 5 %."""
@@ -327,5 +334,5 @@ def test_a_case_without_its_own_tolerance_uses_the_cards_relative_one(
         'of 10 here)"\n',
     )
     replace_in(cases, "stay_id = 200\nmeld = 20.0\n", "stay_id = 200\nmeld = 21.5\n")
-    result = next(r for r in run_cases(meld(meld_root)) if r.case == "rrt-caps-creatinine")
+    result = next(r for r in run_cases(meld(meld_root), library) if r.case == "rrt-caps-creatinine")
     assert result.passed is passes, result.problems
