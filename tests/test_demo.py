@@ -14,10 +14,13 @@ import pytest
 from bwrap_probe import needs_bwrap
 
 from m4bench.demo import DemoOptions, DemoReport, run_demo
+from m4bench.demo.profile import SMALL_TASKS
+from m4bench.demo.run import demo_sources
 from m4bench.evidence import verify_package
 from m4bench.evidence.archive import read_archive
 from m4bench.home import DataHome
 from m4bench.results import read_results
+from m4bench.tasks.catalog import Catalog
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 STAGES = [
@@ -43,6 +46,19 @@ def test_every_stage_runs(demo: tuple[DataHome, DemoReport]) -> None:
     assert not bad
     campaign = next(s for s in report.stages if s.name == "campaign")
     assert re.match(r"(\d+)/\1 runs", campaign.detail), campaign.detail
+
+
+def test_only_the_tasks_it_runs_are_provisioned(
+    demo: tuple[DataHome, DemoReport], catalog: Catalog
+) -> None:
+    home, _ = demo
+    names = demo_sources(small=True)
+    provisioned = {
+        path.name
+        for source in (names.mimic, names.eicu)
+        for path in home.tasks.glob(f"{source}/*/*")
+    }
+    assert provisioned & set(catalog.names) == set(SMALL_TASKS)
 
 
 def test_oracle_scores_one_and_the_wrong_answers_less(demo: tuple[DataHome, DemoReport]) -> None:
@@ -107,7 +123,7 @@ def test_a_second_run_reuses_data_and_runs(demo: tuple[DataHome, DemoReport]) ->
 
 def test_an_endpoint_adds_react_on_two_tasks_under_both_conditions() -> None:
     from m4bench.campaign import PlanOptions, facts_from_catalog, plan_campaign
-    from m4bench.demo.profile import SMALL_TASKS, demo_agents, demo_profile
+    from m4bench.demo.profile import demo_agents, demo_profile
 
     tasks = list(SMALL_TASKS)
     profile = demo_profile(tasks, react_model="qwen3:14b")

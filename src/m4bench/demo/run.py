@@ -1,6 +1,6 @@
 """``run_demo``: the whole system from nothing, stage by stage, on synthetic data.
 
-Stages: sources, concepts, provisioning (all 28 tasks), preflight, campaign (oracle,
+Stages: sources, concepts, provisioning (the campaign's tasks), preflight, campaign (oracle,
 replay, mutant and, with an endpoint, react, in the sandbox), analysis, validity audit,
 evidence package. Everything lives under ``<home>/demo/<size>/``; a second run reuses
 the data and the complete runs.
@@ -112,10 +112,10 @@ def run_demo(
 
     data_ok = stage("sources", lambda: ensure_sources(home, names, stays, opts.seed, show))
     data_ok = data_ok and stage("concepts", lambda: build_demo_concepts(home, names, show))
-    data_ok = data_ok and stage("provisioning", lambda: provision(home, names, show))
+    data_ok = data_ok and stage("provisioning", lambda: provision(home, names, tasks, show))
     if data_ok:
         reset_if_stale(results, data_stamp(home, names))
-    ready = stage("preflight", lambda: preflight(home, names, opts.sandbox, data_ok))
+    ready = stage("preflight", lambda: preflight(home, names, tasks, opts.sandbox, data_ok))
     ran = stage("campaign", lambda: campaign(home, names, results, tasks, opts, ready))
     analysis = out / "analysis"
     if stage("analysis", lambda: analyze_demo(results, analysis, ran)):

@@ -92,13 +92,18 @@ def tasks_of(catalog: Catalog, tasks: list[str], dataset: str) -> list[str]:
     return [name for name in tasks if catalog.task(name).card.dataset == dataset]
 
 
-def provision(home: DataHome, names: DemoSources, progress: bool) -> Outcome:
-    """Ground truth and native agent catalogs of every shipped task of both datasets."""
+def provision(home: DataHome, names: DemoSources, tasks: list[str], progress: bool) -> Outcome:
+    """Ground truth and native agent catalogs of the campaign's ``tasks``, each on its
+    dataset's source (the small demo runs four tasks: it sets up those four only)."""
     from m4bench.provision.provisioner import setup
 
     truths = catalogs = built = 0
+    catalog = load_catalog(extra_roots=())
     for name, dataset in ((names.mimic, "mimic-iv"), (names.eicu, "eicu")):
-        report = setup(home, name, shipped_task_names(dataset), "native", progress=progress)
+        chosen = tasks_of(catalog, tasks, dataset)
+        if not chosen:
+            continue
+        report = setup(home, name, chosen, "native", progress=progress)
         truths += len(report.truths)
         catalogs += len(report.catalogs)
         built += sum(1 for t in report.truths if t.action != "up-to-date")

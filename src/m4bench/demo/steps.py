@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from m4bench.demo.stages import DemoSources, Outcome, Unavailable, shipped_task_names
+from m4bench.demo.stages import DemoSources, Outcome, Unavailable
 from m4bench.errors import M4BenchError
 from m4bench.fileio import atomic_write_bytes, atomic_write_text
 from m4bench.home import DataHome
@@ -21,14 +21,16 @@ ANALYSIS_REPS = 2000
 SALT_FILE = "salt.key"
 
 
-def preflight(home: DataHome, names: DemoSources, sandbox: str, data_ok: bool) -> Outcome:
+def preflight(
+    home: DataHome, names: DemoSources, tasks: list[str], sandbox: str, data_ok: bool
+) -> Outcome:
+    """The preflight checks of the campaign's tasks (their sources and provisioning),
+    the catalog lint and the sandbox."""
     from m4bench.preflight import PreflightOptions, run_preflight
 
     if not data_ok:
         raise Unavailable("the data stages did not finish")
-    options = PreflightOptions(
-        sources=names.by_dataset(), sandbox=sandbox, tasks=shipped_task_names()
-    )
+    options = PreflightOptions(sources=names.by_dataset(), sandbox=sandbox, tasks=tasks)
     checks = run_preflight(home, options)
     failed = [c for c in checks if not c.ok]
     if failed:
