@@ -119,8 +119,10 @@ def test_a_missing_source_names_the_tasks_dataset(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     places = ["--home", str(bench.home.root), "--results", str(tmp_path)]
-    args = ["run", "--task", "eicu-gcs", "--agent", "oracle", *places]
-    code, _, err = m4bench(args, monkeypatch, capsys)
+    # Named: without --source the command would take another eICU source of the home
+    # (another test's), see tests/sources/test_choose_source.py.
+    args = ["run", "--task", "eicu-gcs", "--agent", "oracle", "--source", "synthetic-eicu"]
+    code, _, err = m4bench([*args, *places], monkeypatch, capsys)
     assert code == 2
     assert "no source named 'synthetic-eicu'" in err and "reads eicu data" in err
     assert "`m4bench data synth eicu`" in err and "mimic-iv" not in err

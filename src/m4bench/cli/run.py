@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from m4bench.cli.common import HomeOption, make_console, resolve_home
+from m4bench.cli.run_outcome import infrastructure_exit
 from m4bench.cli.score import show_checks, show_disagreements
 from m4bench.cli.unisolated import warn_if_unisolated
 from m4bench.errors import M4BenchError
@@ -28,7 +29,7 @@ from m4bench.runner.checks import check_run, check_timeout
 from m4bench.runner.identity_inputs import identified
 from m4bench.sandbox import SANDBOX_NAMES, default_sandbox_name
 from m4bench.scoring import Score
-from m4bench.sources.defaults import default_source
+from m4bench.sources.defaults import choose_source
 from m4bench.tasks.catalog import load_catalog
 from m4bench.tasks.mutants import catalog_mutant_source
 
@@ -96,7 +97,11 @@ def run_command(
         typer.Option("--timeout", help="Seconds before the agent is stopped (default: the card)."),
     ] = None,
     source: Annotated[
-        str | None, typer.Option("--source", help="Source (default: the dataset's synthetic one).")
+        str | None,
+        typer.Option(
+            "--source",
+            help="Source (default: the dataset's synthetic one when built, else its only one).",
+        ),
     ] = None,
     endpoint: Annotated[
         str | None, typer.Option("--endpoint", help="OpenAI-compatible base URL (react).")
@@ -139,7 +144,7 @@ def run_command(
         keep_workdir=keep_workdir,
         catalog=catalog,
     )
-    source_name = source or default_source(found.card.dataset)
+    source_name = source or choose_source(data_home, found.card.dataset)
     # A mistake found before the run starts is refused (exit 2) with nothing written.
     check_run(spec, home=data_home, source=source_name, options=options, catalog=catalog)
     spec = identified(spec, options.endpoint, options.replay_file)
@@ -154,8 +159,9 @@ def run_command(
     console = make_console()
     show_record(record, results_dir / record.run_id, console)
     show_kept_record(record, results_dir / record.run_id, console)
-    if record.status == "harness_error":
-        raise M4BenchError(f"run {record.run_id}: {record.error}", hint="see the result record")
+    code = infrastructure_exit(record, make_console(stderr=True))
+    if code is not None:
+        raise typer.Exit(code)
 
 
 def show_record(record: ResultRecord, run_dir: Path, console: Console) -> None:
