@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from user_tasks import local_family
@@ -60,3 +61,25 @@ def test_the_audit_splits_tasks_by_their_cards_dataset(tmp_path: Path) -> None:
         "mimic-sofa-24h",
     ]
     assert tasks_of(catalog, tasks, "eicu") == ["eicu-gcs"]
+
+
+def test_the_small_demo_marks_the_gaps_its_size_explains(tmp_path: Path) -> None:
+    """At the small size a mutant left uncaught and a bin unreached are expected (too few
+    rare rows); a reference that does not score 1.0 is a failure at any size."""
+    path = tmp_path / "validity-s.json"
+    path.write_text(_report(["a"], 0).model_dump_json(), encoding="utf-8")
+    small = _verdict(path, small=True)
+    assert small.startswith(
+        "expected at this size (1 known-wrong answer not caught, 1 scoring bin not reached): "
+    )
+    assert "FAILED" not in small and "too few of the rare rows" in small
+    broken = _report(["a"], 0).model_dump(mode="json")
+    broken["tasks"][0]["reference_reward"] = 0.5
+    path.write_text(json.dumps(broken), encoding="utf-8")
+    assert _verdict(path, small=True).startswith(
+        "FAILED (1 reference not scoring 1.0); expected at this size (1 known-wrong"
+    )
+    assert _verdict(path) == (
+        "FAILED (1 known-wrong answer not caught, 1 scoring bin not reached, "
+        "1 reference not scoring 1.0)"
+    )

@@ -36,6 +36,14 @@ def demo_command(
     ] = None,
     sandbox: Annotated[str, typer.Option("--sandbox", help="bwrap, docker or none.")] = "bwrap",
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
+    results: Annotated[
+        Path | None,
+        typer.Option(
+            "--results",
+            help="Folder of this demo's campaign, analysis, audit and package (default: "
+            "<home>/demo/<full|small>); a demo with other options needs its own.",
+        ),
+    ] = None,
     home: HomeOption = None,
 ) -> None:
     """Build the synthetic data, run a sandboxed campaign, analyze, audit and package it."""
@@ -48,6 +56,7 @@ def demo_command(
         sandbox=sandbox,
         progress=not quiet,
         campaign_progress=None if quiet else LiveProgress,
+        results=results,
     )
 
     def show(stage: StageResult) -> None:

@@ -2,8 +2,8 @@
 
 Stages: sources, concepts, provisioning (the campaign's tasks), preflight, campaign (oracle,
 replay, mutant and, with an endpoint, react, in the sandbox), analysis, validity audit,
-evidence package. Everything lives under ``<home>/demo/<size>/``; a second run reuses
-the data and the complete runs.
+evidence package. Everything lives under ``<home>/demo/<size>/`` (or the folder of
+``DemoOptions.results``); a second run reuses the data and the complete runs.
 """
 
 from __future__ import annotations
@@ -62,6 +62,9 @@ class DemoOptions:
     """Progress bars of the data stages."""
     campaign_progress: ProgressDisplay | None = None
     """The campaign stage's live display; None: none."""
+    results: Path | None = None
+    """The folder of this demo's campaign, analysis, audit and package; None: the data
+    home's ``demo/<size>/`` (a demo with other options needs a folder of its own)."""
 
 
 @dataclass
@@ -94,7 +97,7 @@ def run_demo(
     """Run every stage; a failed or unavailable stage is reported, later stages that
     need its output say they are unavailable."""
     opts = options or DemoOptions()
-    out = demo_dir(home, opts.small)
+    out = opts.results or demo_dir(home, opts.small)
     out.mkdir(parents=True, exist_ok=True)
     names = demo_sources(opts.small)
     stays = SMALL_STAYS if opts.small else FULL_STAYS
@@ -120,17 +123,19 @@ def run_demo(
     analysis = out / "analysis"
     if stage("analysis", lambda: analyze_demo(results, analysis, ran)):
         report.report_html = analysis / "report.html"
-    stage("validity audit", lambda: _validity(home, names, tasks, out, data_ok))
+    stage("validity audit", lambda: _validity(home, names, tasks, out, data_ok, opts.small))
     package = out / "evidence.tar.zst"
     if stage("evidence", lambda: package_evidence(home, results, package, ran)):
         report.package = package
     return report
 
 
-def _validity(home: DataHome, names: DemoSources, tasks: list[str], out: Path, ok: bool) -> Outcome:
+def _validity(
+    home: DataHome, names: DemoSources, tasks: list[str], out: Path, ok: bool, small: bool
+) -> Outcome:
     if not ok:
         raise Unavailable("the data stages did not finish")
-    return validity(home, names, tasks, out)
+    return validity(home, names, tasks, out, small)
 
 
 def _tasks(small: bool) -> list[str]:

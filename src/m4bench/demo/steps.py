@@ -15,6 +15,7 @@ from m4bench.results.layout import CampaignFolder
 from m4bench.results.read import result_files
 
 if TYPE_CHECKING:
+    from m4bench.campaign.launch import CampaignRequest, PreparedCampaign
     from m4bench.demo.run import DemoOptions
 
 ANALYSIS_REPS = 2000
@@ -56,7 +57,6 @@ def campaign(
         PlanOptions,
         RunSetup,
         execute_campaign,
-        prepare_campaign,
     )
     from m4bench.demo.agents import REPLAY_DIR, write_half_answers
     from m4bench.demo.profile import demo_agents, demo_profile
@@ -83,7 +83,7 @@ def campaign(
         resume=True,
         check=False,  # the preflight stage checked the sources, sandbox and agents
     )
-    prepared = prepare_campaign(request)
+    prepared = _prepared(request)
     if opts.campaign_progress is None:
         report = execute_campaign(prepared)
     else:
@@ -101,6 +101,25 @@ def campaign(
         f"reused; {report.failed} recorded agent failures)"
     )
     return Outcome(detail, reused=now == 0)
+
+
+def _prepared(request: CampaignRequest) -> PreparedCampaign:
+    """The campaign prepared; an earlier demo's campaign of other options in the same
+    folder is refused with how to keep both."""
+    from m4bench.campaign.launch import prepare_campaign
+
+    try:
+        return prepare_campaign(request)
+    except M4BenchError as exc:
+        folder = request.results
+        if not (CampaignFolder(folder).manifest.exists() and exc.message.startswith(str(folder))):
+            raise
+        raise M4BenchError(
+            f"{folder} holds the campaign of an earlier demo run with other options "
+            f"({exc.message.removeprefix(str(folder)).lstrip('/: ')})",
+            hint="pass --results DIR to run this demo in a folder of its own, or remove "
+            f"{folder.parent} to start this size's demo over",
+        ) from exc
 
 
 def analyze_demo(results: Path, out: Path, ran: bool) -> Outcome:
