@@ -206,6 +206,11 @@ QUOTA_OR_RATE_CASES = [
         ),
         "quota_exhausted",
     ),
+    # Vertex AI: its shared capacity ran short for a moment
+    (
+        google(429, "Resource has been exhausted (e.g. check quota).", "RESOURCE_EXHAUSTED"),
+        "rate_limited",
+    ),
     # OpenAI: insufficient_quota is the account's, whatever else it says
     (
         openai(

@@ -231,9 +231,11 @@ _QUOTA = re.compile(
 """Quota words that a rate limit's message uses too (Google's per-minute 429)."""
 _RATE_WINDOW = re.compile(
     r"per ?(minute|second|request)|per_(minute|second|request)|per min\b|"
-    r"\b[rt]pm\b|rate[_ ]limit"
+    r"\b[rt]pm\b|rate[_ ]limit|resource has been exhausted"
 )
-"""A per-minute, per-second or per-request limit, as quota ids and messages name it."""
+"""A per-minute, per-second or per-request limit, as quota ids and messages name it
+(Vertex AI's 429 "Resource has been exhausted (e.g. check quota)." is its shared
+capacity running short for a moment: retried, not a stop)."""
 _Rules = tuple[tuple[InfraKind, re.Pattern[str]], ...]
 _BEFORE_STATUS: _Rules = (
     (
