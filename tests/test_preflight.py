@@ -35,7 +35,7 @@ def ready(
     tmp_path_factory: pytest.TempPathFactory, synthetic_sources: SyntheticSources
 ) -> DataHome:
     home = DataHome(tmp_path_factory.mktemp("preflight-home"))
-    synthetic_sources.copy(home, SOURCES["mimic-iv"], "mimic-iv", 40, 3)
+    synthetic_sources.copy(home, SOURCES["mimic-iv"], "mimic-iv", 40, 3, concepts=True)
     synthetic_sources.copy(home, SOURCES["eicu"], "eicu", 80, 5)
     setup(home, SOURCES["mimic-iv"], [TASK], progress=False)
     setup(home, SOURCES["eicu"], [EICU_TASK], progress=False)

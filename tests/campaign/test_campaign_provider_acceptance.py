@@ -82,7 +82,7 @@ def script() -> list[Any]:
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory, synthetic_sources: SyntheticSources) -> DataHome:
     data = DataHome(tmp_path_factory.mktemp("provider-home"))
-    synthetic_sources.copy(data, SOURCE, "mimic-iv", 40, 3)
+    synthetic_sources.copy(data, SOURCE, "mimic-iv", 40, 3, concepts=True)
     setup(data, SOURCE, [TASK], "native", progress=False)
     return data
 

@@ -14,8 +14,8 @@ from m4bench.provision.provisioner import setup
 def small_home(
     tmp_path_factory: pytest.TempPathFactory, synthetic_sources: SyntheticSources
 ) -> DataHome:
-    """A home of the worker's own: a copy of the shared 40-stay source (seed 3)."""
+    """A home of the worker's own: a copy of the shared 40-stay source (seed 3, concepts built)."""
     home = DataHome(tmp_path_factory.mktemp("integrations-home"))
-    synthetic_sources.copy(home, SOURCE, "mimic-iv", 40, 3)
+    synthetic_sources.copy(home, SOURCE, "mimic-iv", 40, 3, concepts=True)
     setup(home, SOURCE, [TASK, RAW_TASK], "native", progress=False)
     return home

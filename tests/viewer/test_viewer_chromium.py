@@ -117,7 +117,7 @@ def campaign(tmp_path_factory: pytest.TempPathFactory, synthetic_sources: Synthe
     """A campaign's folder: the oracle and a mutant, with and without the skill."""
     work = tmp_path_factory.mktemp("viewer-campaign")
     home = DataHome(work / "home")
-    synthetic_sources.copy(home, SOURCE, "mimic-iv", 40, 3)
+    synthetic_sources.copy(home, SOURCE, "mimic-iv", 40, 3, concepts=True)
     setup(home, SOURCE, [TASK], "native", progress=False)
     profile = work / "viewer.toml"
     profile.write_text(PROFILE, encoding="utf-8")
