@@ -125,6 +125,22 @@ def test_bad_sql_is_an_error_naming_the_file(tmp_path: Path, query: str, expecte
     assert expected in str(info.value)
 
 
+def test_a_changed_file_is_parsed_again_and_a_fixed_error_is_not_remembered(
+    tmp_path: Path,
+) -> None:
+    """Each concept text is parsed once per process: the text, not the path, decides."""
+    small_library(tmp_path)
+    assert ConceptLibrary.load(root=tmp_path, source_tables=SOURCES).get("old").dependencies == (
+        "adults",
+    )
+    write_concept(tmp_path, "demographics", "old", "SELECT * FROM mimiciv_hosp.nosuch")
+    with pytest.raises(M4BenchError, match=r"mimiciv_hosp\.nosuch, which is not a table"):
+        ConceptLibrary.load(root=tmp_path, source_tables=SOURCES)
+    write_concept(tmp_path, "demographics", "old", "SELECT * FROM mimiciv_hosp.admissions")
+    old = ConceptLibrary.load(root=tmp_path, source_tables=SOURCES).get("old")
+    assert (old.dependencies, old.source_tables) == ((), ("mimiciv_hosp.admissions",))
+
+
 def test_header_is_required(tmp_path: Path) -> None:
     path = tmp_path / "score" / "bare.sql"
     path.parent.mkdir()

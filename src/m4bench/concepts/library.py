@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import sqlglot
@@ -218,9 +219,20 @@ def parse_header(path: Path, sql: str) -> Header:
 
 
 def extract_tables(
-    path: Path, query: str, source_tables: set[str]
+    path: Path, query: str, source_tables: Iterable[str]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(derived dependencies, source tables) of a query; unknown tables are errors."""
+    """(derived dependencies, source tables) of a query; unknown tables are errors.
+
+    The tables of a query are a function of its text alone, and parsing it is most of a
+    library load: the library is loaded by setup, preflight, every catalog load and the
+    audit, so one process parses each concept text once (errors are never remembered)."""
+    return _tables_of(path, query, frozenset(source_tables))
+
+
+@lru_cache(maxsize=1024)
+def _tables_of(
+    path: Path, query: str, source_tables: frozenset[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     try:
         statements = [s for s in sqlglot.parse(query, read="duckdb") if s is not None]
     except ParseError as exc:
