@@ -142,6 +142,31 @@ def atomic_write_text(target: Path, text: str) -> None:
     atomic_write_bytes(target, text.encode("utf-8"))
 
 
+def current_umask() -> int:
+    """The process's file-creation mask, read without changing it (Linux reports it in
+    /proc/self/status; elsewhere the common 022 is assumed)."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
+
+
+def write_shareable(target: Path, data: bytes | str) -> None:
+    """Write ``data`` atomically with the mode any new file gets (``0666 & ~umask``).
+
+    The atomic writers above make their files 0600 (they also write ground truth); this
+    one is for what is meant to be read by others: reports, figures, viewer pages
+    without truth values. Never for a file holding truth or row-level data.
+    """
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    with atomic_path(target) as tmp:
+        tmp.write_bytes(payload)
+        tmp.chmod(0o666 & ~current_umask())
+
+
 def canonical_json(value: Any) -> str:
     """Stable JSON text: sorted keys, two-space indent, trailing newline."""
     return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -3,7 +3,9 @@ out unless asked for, pages stay bounded, and the folder is written safely."""
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import threading
 import urllib.request
 from pathlib import Path
@@ -62,6 +64,12 @@ def test_no_truth_value_reaches_a_page_without_with_truth(tmp_path: Path, with_d
     text = "".join(pages_of(private.out).values())
     assert TRUTH_VALUE in text and TRUTH_KEY in text
     assert "do not share" in pages_of(private.out)["index.html"]
+    # pages meant for sharing are readable as any new file; truth-bearing ones private
+    umask = os.umask(0)
+    os.umask(umask)
+    for built, mode in ((shared, 0o666 & ~umask), (private, 0o600)):
+        for page in [built.index, *built.pages]:
+            assert stat.S_IMODE(page.stat().st_mode) == mode, page
 
 
 def test_a_rebuild_without_truth_replaces_every_page(tmp_path: Path) -> None:

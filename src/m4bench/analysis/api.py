@@ -17,9 +17,8 @@ from m4bench.analysis.runs import RunRow
 from m4bench.analysis.settings import AnalysisSettings
 from m4bench.analysis.tables import write_table
 from m4bench.analysis.view_links import view_beside
-from m4bench.analysis.writing import write_output
 from m4bench.errors import M4BenchError
-from m4bench.fileio import canonical_json
+from m4bench.fileio import canonical_json, write_shareable
 from m4bench.results.layout import RESULT_FILE
 from m4bench.results.release import load_runs_csv
 
@@ -143,10 +142,10 @@ def write_outputs(result: AnalysisResult, out: Path, progress: Progress | None =
     step("tables")
     pngs = write_figures(result, out / "figures")
     step("figures")
-    write_output(out / REPORT_FILE, render_report(result, pngs, view_beside(out)))
+    write_shareable(out / REPORT_FILE, render_report(result, pngs, view_beside(out)))
     step("report")
     document = headline_document(result).model_dump(mode="json")
-    write_output(out / HEADLINE_FILE, canonical_json(document))
+    write_shareable(out / HEADLINE_FILE, canonical_json(document))
     step("headline")
 
 

@@ -30,7 +30,7 @@ from m4bench.analysis.group import GroupResult, TaskInterval
 from m4bench.analysis.pipeline import AnalysisResult
 from m4bench.analysis.schema import TRANSFORMED
 from m4bench.analysis.settings import AnalysisSettings
-from m4bench.analysis.writing import write_output
+from m4bench.fileio import write_shareable
 
 FIGURE_NAMES = (
     "forest_task_deltas",
@@ -308,7 +308,7 @@ def write_figures(result: AnalysisResult, directory: Path) -> dict[str, Rendered
             try:
                 for fmt in ("png", "svg"):
                     data = render(drawn.figure, fmt)
-                    write_output(directory / f"{name}.{fmt}", data)
+                    write_shareable(directory / f"{name}.{fmt}", data)
                     if fmt == "png":
                         written[name] = Rendered(data, drawn.needs)
             finally:

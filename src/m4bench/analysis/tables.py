@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from m4bench.analysis.writing import write_output
+from m4bench.fileio import write_shareable
 
 Value = str | int | float | None
 
@@ -135,6 +135,6 @@ def write_table(table: Table, directory: Path) -> list[Path]:
     written: list[Path] = []
     for suffix, render in (("csv", to_csv), ("md", to_markdown), ("tex", to_latex)):
         path = directory / f"{table.name}.{suffix}"
-        write_output(path, render(table))
+        write_shareable(path, render(table))
         written.append(path)
     return written

@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from m4bench.errors import M4BenchError
-from m4bench.fileio import atomic_write_text, read_model, write_model
+from m4bench.fileio import atomic_write_text, read_model, write_model, write_shareable
 from m4bench.results import planned_run_ids
 from m4bench.viewer.collect import RunView, collect
 from m4bench.viewer.index_page import IndexContext, IndexRow, index_page
@@ -119,10 +119,12 @@ def build_view(results: Path, out: Path, *, with_truth: bool = False) -> BuiltVi
     found = collect(results, with_truth)
     views = sorted(found.runs, key=lambda v: (*v.record.identity.parts(), v.record.identity.trial))
     names = _page_names(views)
+    # Pages without truth values are meant to be shared: readable as any new file is.
+    write = atomic_write_text if with_truth else write_shareable
     pages = []
     for view, name in zip(views, names, strict=True):
         path = out / RUN_PAGES_DIR / name
-        atomic_write_text(path, run_page(view).render())
+        write(path, run_page(view).render())
         pages.append(path)
     context = IndexContext(
         title=f"m4bench runs — {results.resolve().name}",
@@ -132,7 +134,7 @@ def build_view(results: Path, out: Path, *, with_truth: bool = False) -> BuiltVi
     )
     rows = [_index_row(view, name) for view, name in zip(views, names, strict=True)]
     index = out / INDEX_FILE
-    atomic_write_text(index, index_page(rows, context).render())
+    write(index, index_page(rows, context).render())
     _remove_stale(out, previous, set(names))
     manifest = ViewManifest(
         results=str(results), with_truth=with_truth, runs=len(views), pages=names
