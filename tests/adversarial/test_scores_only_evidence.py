@@ -10,6 +10,7 @@ import duckdb
 import pytest
 from console_entry import run_main
 from hostile_runs import SOURCE, TASK, shared_home
+from profile_text import local_profile
 from synthetic_sources import SyntheticSources
 
 from m4bench.evidence import PackageOptions, package_results
@@ -20,19 +21,7 @@ from m4bench.tasks.catalog import Catalog
 
 pytestmark = pytest.mark.adversarial
 
-PROFILE = f"""
-format_version = 1
-name = "leaky"
-default_agent = "replay"
-trials = 1
-[agents.replay]
-provider = "local"
-models = {{ primary = ["default"] }}
-[[blocks]]
-name = "one"
-tasks = ["{TASK}"]
-conditions = ["no-skill"]
-"""
+PROFILE = local_profile("leaky", [TASK], agents=["replay"])
 
 
 def _leaky_script(rows: list[tuple[int, int]]) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from console_entry import run_main
 from hostile_runs import SOURCE, TASK, shared_home
+from profile_text import local_profile
 from synthetic_sources import SyntheticSources
 
 from m4bench.home import DataHome
@@ -15,19 +16,7 @@ from m4bench.home import DataHome
 pytestmark = pytest.mark.adversarial
 
 OPEN = ("filesystem", "ground truth", "network", "other runs")
-PROFILE = f"""
-format_version = 1
-name = "unisolated"
-default_agent = "oracle"
-trials = 1
-[agents.oracle]
-provider = "local"
-models = {{ primary = ["default"] }}
-[[blocks]]
-name = "one"
-tasks = ["{TASK}"]
-conditions = ["no-skill"]
-"""
+PROFILE = local_profile("unisolated", [TASK])
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from atif_check import check_trajectory
+from profile_text import local_profile
 from synthetic_sources import SyntheticSources
 
 import m4bench
@@ -30,18 +31,7 @@ pytestmark = pytest.mark.slow
 
 SOURCE = "trajectory-mimic"
 TASK = "mimic-meld-24h"
-PROFILE = f"""
-name = "oracle-trajectories"
-default_agent = "oracle"
-trials = 1
-[agents.oracle]
-provider = "local"
-models = {{ primary = ["default"] }}
-[[blocks]]
-name = "b"
-tasks = ["{TASK}"]
-conditions = ["no-skill", "with-skill"]
-"""
+PROFILE = local_profile("oracle-trajectories", [TASK], conditions=["no-skill", "with-skill"])
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ import duckdb
 import numpy as np
 import pytest
 from matplotlib import image
+from profile_text import local_profile
 from synthetic_sources import SyntheticSources
 from typer.testing import CliRunner
 from viewer_runs import hostile_run
@@ -49,21 +50,7 @@ pytestmark = [
 SOURCE = "viewer-mimic"
 TASK = "mimic-meld-24h"
 MUTANT = "mutant:bilirubin-not-floored"
-PROFILE = f"""
-name = "viewer"
-default_agent = "oracle"
-trials = 1
-[agents.oracle]
-provider = "local"
-models = {{ primary = ["default"] }}
-[agents."{MUTANT}"]
-provider = "local"
-models = {{ primary = ["default"] }}
-[[blocks]]
-name = "b"
-tasks = ["{TASK}"]
-conditions = ["no-skill", "with-skill"]
-"""
+PROFILE = local_profile("viewer", [TASK], ["oracle", MUTANT], ["no-skill", "with-skill"])
 
 
 @dataclass
