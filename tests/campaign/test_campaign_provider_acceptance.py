@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from fake_openai import ErrorReply, serve, text_reply, tool_reply, usage
+from profile_text import local_profile
 from synthetic_sources import SyntheticSources
 from typer.testing import CliRunner
 
@@ -23,17 +24,7 @@ from m4bench.results import read_results
 
 SOURCE = "provider-mimic"
 TASK = "mimic-meld-24h"
-PROFILE = f"""
-name = "provider"
-default_agent = "react"
-trials = 3
-[agents.react]
-provider = "local"
-models = {{ primary = ["m"] }}
-[[blocks]]
-name = "b"
-tasks = ["{TASK}"]
-conditions = ["no-skill", "with-skill"]
+RETRY = """\
 [concurrency]
 jobs = 1
 [retry]
@@ -41,6 +32,15 @@ transient_attempts = 2
 base_delay_seconds = 0.0
 max_delay_seconds = 0.0
 """
+PROFILE = local_profile(
+    "provider",
+    [TASK],
+    ["react"],
+    ["no-skill", "with-skill"],
+    extra=RETRY,
+    trials=3,
+    model="m",
+)
 WRITE = (
     "COPY (SELECT subject_id, hadm_id, stay_id, 6.0 AS meld FROM mimiciv_icu.icustays) "
     "TO 'output.csv' (HEADER)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from profile_text import local_profile
 from synthetic_sources import SyntheticSources
 from typer.testing import CliRunner
 
@@ -34,18 +35,7 @@ pytestmark = pytest.mark.slow
 
 SOURCE = "campaign-mimic"
 TASK = "mimic-meld-24h"
-PROFILE = f"""
-name = "oracle"
-default_agent = "oracle"
-trials = 2
-[agents.oracle]
-provider = "local"
-models = {{ primary = ["default"] }}
-[[blocks]]
-name = "b"
-tasks = ["{TASK}"]
-conditions = ["no-skill", "with-skill"]
-"""
+PROFILE = local_profile("oracle", [TASK], conditions=["no-skill", "with-skill"], trials=2)
 
 
 @pytest.fixture(scope="module")
@@ -201,20 +191,21 @@ def test_a_campaign_recorded_with_a_wrong_setting_resumes_with_the_right_one(
     assert "--sandbox: recorded 'none', given 'bwrap'" in other.exception.message
 
 
-LATE_PROFILE = f"""
-name = "late"
-default_agent = "replay"
-trials = 1
-[agents.replay]
-provider = "local"
-models = {{ primary = ["late"] }}
-[[blocks]]
-name = "b"
-tasks = ["{TASK}"]
-conditions = ["no-skill"]
-[timeouts]
-default_seconds = 3
-"""
+def _oracle_output(tmp_path: Path, home: DataHome) -> Path:
+    """The reference answer: the output.csv of an oracle run (no sandbox)."""
+    oracle = execute_run(
+        RunSpec(task=TASK, agent="oracle"),
+        home=home,
+        source=SOURCE,
+        results_dir=tmp_path / "oracle",
+        options=RunOptions(sandbox="none"),
+    )
+    return tmp_path / "oracle" / oracle.run_id / oracle.artifacts["output.csv"].path
+
+
+LATE_PROFILE = local_profile(
+    "late", [TASK], ["replay"], model="late", extra="[timeouts]\ndefault_seconds = 3\n"
+)
 
 
 def _late_answer(answer: str, folder: Path) -> Path:
@@ -232,14 +223,7 @@ def test_a_run_killed_after_a_complete_output_keeps_its_score(
     """The runner scores the output whatever happened; the campaign keeps the runner's
     record as the run's only record, so its reward is the score, and the run counts as
     a failed one (its status is timeout)."""
-    oracle = execute_run(
-        RunSpec(task=TASK, agent="oracle"),
-        home=home,
-        source=SOURCE,
-        results_dir=tmp_path / "oracle",
-        options=RunOptions(sandbox="none"),
-    )
-    answer = tmp_path / "oracle" / oracle.run_id / oracle.artifacts["output.csv"].path
+    answer = _oracle_output(tmp_path, home)
     profile_path = tmp_path / "late.toml"
     profile_path.write_text(LATE_PROFILE, encoding="utf-8")
     replay = _late_answer(answer.read_text(encoding="utf-8"), tmp_path / "late")
@@ -258,32 +242,15 @@ def test_a_run_killed_after_a_complete_output_keeps_its_score(
     assert not (results / "work" / run.run_id / "result.json").exists(), "one record per run"
 
 
-REPLAY_PROFILE = f"""
-name = "replays"
-default_agent = "replay"
-trials = 2
-replay = "answers"
-[agents.replay]
-provider = "local"
-models = {{ primary = ["mine"] }}
-[[blocks]]
-name = "b"
-tasks = ["{TASK}"]
-conditions = ["no-skill"]
-"""
+REPLAY_PROFILE = local_profile(
+    "replays", [TASK], ["replay"], model="mine", trials=2, settings='replay = "answers"'
+)
 
 
 def _replay_campaign(tmp_path: Path, home: DataHome) -> tuple[Path, Path]:
     """A profile whose replay runs replay answers/<task>.sql (the reference answer, read
     from an oracle run's output), and a file of a wrong answer."""
-    oracle = execute_run(
-        RunSpec(task=TASK, agent="oracle"),
-        home=home,
-        source=SOURCE,
-        results_dir=tmp_path / "oracle",
-        options=RunOptions(sandbox="none"),
-    )
-    output = tmp_path / "oracle" / oracle.run_id / oracle.artifacts["output.csv"].path
+    output = _oracle_output(tmp_path, home)
     answers = tmp_path / "profile" / "answers"
     answers.mkdir(parents=True)
     (answers / f"{TASK}.sql").write_text(f"SELECT * FROM read_csv('{output}')", encoding="utf-8")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from profile_text import local_profile
 
 from m4bench.campaign import PlanOptions, TaskFacts, load_profile, plan_campaign
 from m4bench.concepts.library import DERIVED_SCHEMA
@@ -50,29 +51,14 @@ def test_every_catalog_task_carries_its_cards_dataset_prefix(catalog: Catalog) -
     assert dataset_named_by("omop-sofa") is None
 
 
-BLOCK = """
-format_version = 1
-name = "p"
-default_agent = "oracle"
-trials = 1
-[agents.oracle]
-provider = "local"
-models = {{ primary = ["default"] }}
-[[blocks]]
-name = "b"
-tasks = ["{task}"]
-conditions = ["no-skill"]
-schemas = ["native", "obfuscated"]
-"""
-
-
 def _facts(name: str, database: str) -> list[TaskFacts]:
     return [TaskFacts(name, "family", "standard", database, False, 1)]
 
 
 def test_planning_reads_a_tasks_dataset_from_its_card_not_its_name(tmp_path: Path) -> None:
     path = tmp_path / "p.toml"
-    path.write_text(BLOCK.format(task="mimic-odd"), encoding="utf-8")
+    text = local_profile("p", ["mimic-odd"], schemas=["native", "obfuscated"])
+    path.write_text(text, encoding="utf-8")
     profile = load_profile(str(path))
     with pytest.raises(M4BenchError, match=r"do not exist for eICU-CRD tasks \(mimic-odd\)"):
         plan_campaign(profile, PlanOptions(), _facts("mimic-odd", "eicu"))

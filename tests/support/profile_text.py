@@ -16,13 +16,20 @@ def local_profile(
     conditions: Sequence[str] = ("no-skill",),
     schemas: Sequence[str] | None = None,
     extra: str = "",
+    *,
+    trials: int = 1,
+    model: str = "default",
+    settings: str = "",
 ) -> str:
     """A profile whose first agent is the default, every agent ``provider = "local"``
-    with the model ``default``, and one block of ``tasks`` x ``conditions``."""
+    with ``model``, and one block of ``tasks`` x ``conditions``. ``settings``: top-level
+    keys (before the first table); ``extra``: tables after the block."""
     lines = ["format_version = 1", f'name = "{name}"', f'default_agent = "{agents[0]}"']
-    lines.append("trials = 1")
+    lines.append(f"trials = {trials}")
+    lines += settings.splitlines()
     for agent in agents:
-        lines += [f'[agents."{agent}"]', 'provider = "local"', 'models = { primary = ["default"] }']
+        lines += [f'[agents."{agent}"]', 'provider = "local"']
+        lines.append(f'models = {{ primary = ["{model}"] }}')
     lines += ["[[blocks]]", 'name = "b"', f"tasks = {_array(tasks)}"]
     lines.append(f"conditions = {_array(conditions)}")
     if schemas is not None:
